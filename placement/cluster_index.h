@@ -1,0 +1,84 @@
+// ClusterIndex: what placement precomputes once per Snapshot, so each check is cheap.
+//
+// Like the scheduler's NodeInfo: per node the requests of the pods already there (terminated
+// pods excluded), the host ports they use, its GPU view; per pod its effective requests and node;
+// the HyperNode tree and the Volcano gangs. Built in one pass; read-only afterwards, so one index
+// serves any number of Placers and threads. The Snapshot must outlive the index.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "placement/gpu.h"
+#include "placement/hypernode_tree.h"
+#include "placement/model.h"
+#include "placement/pools.h"
+#include "placement/resources.h"
+#include "placement/verdict.h"
+#include "placement/volcano_jobs.h"
+
+namespace loadshift::placement {
+
+struct PlacementOptions {
+  std::string pool_label{kDefaultPoolLabel};  // node-usage pool label and taint key
+  GpuOptions gpu;
+};
+
+class ClusterIndex {
+ public:
+  ClusterIndex(const Snapshot& snapshot, PlacementOptions options = {});
+  ClusterIndex(const ClusterIndex&) = delete;
+  ClusterIndex& operator=(const ClusterIndex&) = delete;
+
+  const Snapshot& snapshot() const { return snapshot_; }
+  const PlacementOptions& options() const { return options_; }
+
+  // The node named `name`, or kNoNode.
+  NodeId node_id(std::string_view name) const;
+  // The node `pod` is bound to (spec.nodeName), or kNoNode when unbound or unknown.
+  NodeId node_of(PodId pod) const { return node_of_pod_[pod]; }
+  // Live (non-terminated) pods bound to `node`.
+  const std::vector<PodId>& pods_on(NodeId node) const { return pods_on_node_[node]; }
+  // Sum of the effective requests of the live pods on `node` (pods count included).
+  const ResourceList& requested(NodeId node) const { return requested_[node]; }
+  // Host ports in use on `node`, sorted.
+  const std::vector<int32_t>& host_ports(NodeId node) const { return host_ports_[node]; }
+  // effective_requests(pod), computed once.
+  const ResourceList& requests(PodId pod) const { return requests_[pod]; }
+
+  // Why the pod may never be moved (GPU pinning, DRA, ...), or empty. Computed once.
+  const std::optional<std::string>& unmovable_reason(PodId pod) const {
+    return unmovable_[pod];
+  }
+
+  // Pool label values present on nodes, sorted.
+  const std::vector<std::string>& known_pools() const { return known_pools_; }
+
+  const HyperNodeTree& hyper_nodes() const { return tree_; }
+  const GangIndex& gangs() const { return gangs_; }
+  const GpuIndex& gpus() const { return gpus_; }
+
+  // Problems met while building (HyperNode cycles, pods on unknown nodes, ...), for the report.
+  const std::vector<std::string>& warnings() const { return warnings_; }
+
+ private:
+  const Snapshot& snapshot_;
+  PlacementOptions options_;
+  std::unordered_map<std::string_view, NodeId> node_by_name_;
+  std::vector<NodeId> node_of_pod_;
+  std::vector<std::vector<PodId>> pods_on_node_;
+  std::vector<ResourceList> requested_;
+  std::vector<std::vector<int32_t>> host_ports_;
+  std::vector<ResourceList> requests_;
+  std::vector<std::optional<std::string>> unmovable_;
+  std::vector<std::string> known_pools_;
+  HyperNodeTree tree_;
+  GangIndex gangs_;
+  GpuIndex gpus_;
+  std::vector<std::string> warnings_;
+};
+
+}  // namespace loadshift::placement

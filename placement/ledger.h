@@ -1,0 +1,48 @@
+// The Ledger: what a plan has already reserved.
+//
+// Once a pod is planned onto a target, its requests count there for every later check, and the
+// pod counts as living on the target for topology and GPU checks. The source keeps the pod's
+// requests until the eviction is confirmed (a pending eviction frees nothing yet).
+#pragma once
+
+#include <unordered_map>
+#include <vector>
+
+#include "placement/resources.h"
+#include "placement/verdict.h"
+
+namespace loadshift::placement {
+
+struct PlannedMove {
+  PodId pod;
+  NodeId from;
+  NodeId to;
+};
+
+class Ledger {
+ public:
+  // A ledger for a snapshot with `node_count` nodes; nothing reserved.
+  explicit Ledger(size_t node_count) : reserved_(node_count), incoming_(node_count) {}
+
+  // Records that `pod` (requests `requests`, pods count included) moves from `from` to `to`.
+  // A pod is reserved at most once; reserving it again replaces the earlier move.
+  void reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requests);
+
+  // Requests reserved on `node` by planned moves.
+  const ResourceList& reserved(NodeId node) const { return reserved_[node]; }
+  // Pods planned onto `node`, in planning order.
+  const std::vector<PodId>& incoming(NodeId node) const { return incoming_[node]; }
+  // Where `pod` was planned to, or kNoNode.
+  NodeId planned_node(PodId pod) const;
+  const std::vector<PlannedMove>& moves() const { return moves_; }
+  size_t node_count() const { return reserved_.size(); }
+
+ private:
+  std::vector<ResourceList> reserved_;
+  std::vector<std::vector<PodId>> incoming_;
+  std::vector<PlannedMove> moves_;
+  std::vector<ResourceList> requested_;             // requests of moves_[i]
+  std::unordered_map<PodId, size_t> move_of_pod_;  // pod -> index in moves_
+};
+
+}  // namespace loadshift::placement

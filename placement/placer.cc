@@ -1,0 +1,117 @@
+#include "placement/placer.h"
+
+#include <algorithm>
+
+#include "placement/predicates.h"
+
+namespace loadshift::placement {
+namespace {
+
+double free_fraction(int64_t allocatable, int64_t used) {
+  if (allocatable <= 0) return 0;
+  return std::clamp(static_cast<double>(allocatable - used) / static_cast<double>(allocatable),
+                    0.0, 1.0);
+}
+
+}  // namespace
+
+bool better(const TargetScore& a, const TargetScore& b) {
+  if (a.preferred_affinity != b.preferred_affinity) {
+    return a.preferred_affinity > b.preferred_affinity;
+  }
+  if (a.untolerated_soft_taints != b.untolerated_soft_taints) {
+    return a.untolerated_soft_taints < b.untolerated_soft_taints;
+  }
+  if (a.topology_tier != b.topology_tier) return a.topology_tier < b.topology_tier;
+  return a.free_fraction_after > b.free_fraction_after;
+}
+
+// Rules run cheapest first. With `out` null the first failure ends the evaluation.
+bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reasons* out) const {
+  const Snapshot& snapshot = index_.snapshot();
+  const Pod& pod = snapshot.pods[pod_id];
+  const Node& node = snapshot.nodes[node_id];
+  bool ok = true;
+  auto keep_going = [&](bool passed) {
+    ok = ok && passed;
+    return ok || out != nullptr;
+  };
+  if (index_.node_of(pod_id) == node_id || ledger.planned_node(pod_id) == node_id) {
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kSameNode, "the pod is already on this node"});
+    ok = false;
+  }
+  if (const auto& reason = index_.unmovable_reason(pod_id)) {
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kPodMovable, *reason});
+    ok = false;
+  }
+  if (!keep_going(check_inter_pod_affinity(pod, out))) return false;
+  if (!keep_going(check_node_ready(node, out))) return false;
+  if (!keep_going(check_node_schedulable(pod, node, out))) return false;
+  if (!keep_going(check_taints(pod, node, out))) return false;
+  if (!keep_going(check_node_selector(pod, node, out))) return false;
+  if (!keep_going(check_node_affinity(pod, node, out))) return false;
+  if (!keep_going(check_usage_pool(pod, node, index_.options().pool_label, index_.known_pools(),
+                                   out)))
+    return false;
+  NodeLoad load{&index_.requested(node_id), &ledger.reserved(node_id)};
+  if (!keep_going(check_resources(index_.requests(pod_id), node, load,
+                                  index_.gpus().node(node_id).stack, out)))
+    return false;
+  if (!keep_going(check_host_ports(pod, index_.host_ports(node_id), out))) return false;
+  if (!keep_going(check_network_topology(snapshot, index_.hyper_nodes(), index_.gangs(), pod_id,
+                                         node_id, ledger, out)))
+    return false;
+  if (!keep_going(check_gpu(snapshot, index_.gpus(), pod_id, node_id, ledger, out))) return false;
+  return ok;
+}
+
+Verdict Placer::fits(PodId pod, NodeId node, const Ledger& ledger) const {
+  Verdict verdict;
+  evaluate(pod, node, ledger, &verdict.failures);
+  return verdict;
+}
+
+bool Placer::feasible(PodId pod, NodeId node, const Ledger& ledger) const {
+  return evaluate(pod, node, ledger, nullptr);
+}
+
+TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) const {
+  const Snapshot& snapshot = index_.snapshot();
+  const Pod& pod = snapshot.pods[pod_id];
+  const Node& node = snapshot.nodes[node_id];
+  TargetScore score;
+  score.preferred_affinity = preferred_affinity_score(pod, node);
+  score.untolerated_soft_taints = untolerated_prefer_no_schedule(pod, node);
+  score.topology_tier = network_topology_tier(snapshot, index_.hyper_nodes(), index_.gangs(),
+                                              pod_id, node_id, ledger);
+  const ResourceList& requested = index_.requested(node_id);
+  const ResourceList& reserved = ledger.reserved(node_id);
+  const ResourceList& request = index_.requests(pod_id);
+  double cpu = free_fraction(node.allocatable.cpu_milli,
+                             requested.cpu_milli + reserved.cpu_milli + request.cpu_milli);
+  double memory = free_fraction(node.allocatable.memory,
+                                requested.memory + reserved.memory + request.memory);
+  score.free_fraction_after = (cpu + memory) / 2;
+  return score;
+}
+
+TargetChoice Placer::best_target(PodId pod, std::span<const NodeId> candidates,
+                                 const Ledger& ledger) const {
+  TargetChoice choice;
+  for (NodeId node : candidates) {
+    if (!feasible(pod, node, ledger)) {
+      choice.rejected.emplace_back(node, fits(pod, node, ledger));
+      continue;
+    }
+    TargetScore s = score(pod, node, ledger);
+    if (!choice.target || better(s, choice.score)) {
+      choice.target = node;
+      choice.score = s;
+    }
+  }
+  return choice;
+}
+
+}  // namespace loadshift::placement

@@ -1,0 +1,61 @@
+// The Placer: "may this pod run on that node, given what is there and what the plan reserved?"
+//
+// The one placement core every strategy, nodeFit check and report uses. It runs the predicates
+// of placement/predicates.h, the usage-pool, HyperNode-tier and GPU rules, against a
+// ClusterIndex and a Ledger. It never binds anything: the scheduler places evicted pods; the
+// Placer proves they have somewhere to go.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include "placement/cluster_index.h"
+#include "placement/ledger.h"
+#include "placement/verdict.h"
+
+namespace loadshift::placement {
+
+// How good a feasible target is, compared field by field in declaration order.
+struct TargetScore {
+  int64_t preferred_affinity = 0;         // sum of matching preferred-term weights (higher wins)
+  int32_t untolerated_soft_taints = 0;    // PreferNoSchedule taints not tolerated (fewer wins)
+  int32_t topology_tier = 0;              // soft-mode job LCA tier (lower wins; 0 = no job)
+  double free_fraction_after = 0;         // mean free cpu and memory fraction after placing
+                                          // (higher wins: least allocated)
+};
+// True when `a` is a strictly better target than `b`.
+bool better(const TargetScore& a, const TargetScore& b);
+
+struct TargetChoice {
+  std::optional<NodeId> target;  // the best feasible candidate, or empty
+  TargetScore score;             // its score
+  std::vector<std::pair<NodeId, Verdict>> rejected;  // every infeasible candidate, with reasons
+};
+
+class Placer {
+ public:
+  // `index` must outlive the Placer.
+  explicit Placer(const ClusterIndex& index) : index_(index) {}
+
+  // Every rule for `pod` on `node`; the verdict lists every rule that fails, in rule order.
+  Verdict fits(PodId pod, NodeId node, const Ledger& ledger) const;
+
+  // The same decision as fits(...).fits(), without building reasons: the fast path.
+  bool feasible(PodId pod, NodeId node, const Ledger& ledger) const;
+
+  // The score of placing `pod` on `node` (meaningful for feasible nodes).
+  TargetScore score(PodId pod, NodeId node, const Ledger& ledger) const;
+
+  // The best feasible node of `candidates` for `pod` (ties go to the earlier candidate), and
+  // the reasons every other candidate was rejected.
+  TargetChoice best_target(PodId pod, std::span<const NodeId> candidates,
+                           const Ledger& ledger) const;
+
+ private:
+  bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out) const;
+  const ClusterIndex& index_;
+};
+
+}  // namespace loadshift::placement

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds and runs every test: the optimized build, then the same tests under AddressSanitizer and
+# UndefinedBehaviorSanitizer, then the decoder fuzz target for a short while (clang's libFuzzer).
+# Exits non-zero on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+jobs=$(nproc)
+
+echo "== build and test (RelWithDebInfo)"
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j"$jobs"
+ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== build and test with AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOADSHIFT_SANITIZE=ON >/dev/null
+cmake --build build-asan -j"$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs"
+
+echo "== fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON >/dev/null
+cmake --build build-fuzz -j"$jobs" --target fuzz_decode
+corpus=$(mktemp -d)
+cp test/fuzz/corpus_decode/* "$corpus"/
+./build-fuzz/test/fuzz_decode -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -print_final_stats=1 \
+  "$corpus" 2>&1 | tail -n 15
+rm -rf "$corpus"
+echo "== all tests passed"

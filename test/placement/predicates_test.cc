@@ -1,0 +1,310 @@
+#include <catch2/catch.hpp>
+
+#include "builders.h"
+#include "placement/predicates.h"
+
+using namespace loadshift::testing;
+
+namespace {
+
+Taint taint(const std::string& key, const std::string& value, TaintEffect effect) {
+  return Taint{key, value, effect};
+}
+
+Toleration toleration(const std::string& key, TolerationOperator op, const std::string& value,
+                      std::optional<TaintEffect> effect) {
+  return Toleration{key, op, value, effect, std::nullopt};
+}
+
+}  // namespace
+
+TEST_CASE("tolerations against taints: every operator and effect", "[predicates][taints]") {
+  using E = TaintEffect;
+  using O = TolerationOperator;
+  const Taint h20 = taint("nvidia.com/gpu.product", "NVIDIA-H20", E::kNoSchedule);
+  struct Case {
+    Toleration toleration;
+    Taint taint;
+    bool tolerated;
+  };
+  const Case cases[] = {
+      {toleration("nvidia.com/gpu.product", O::kEqual, "NVIDIA-H20", E::kNoSchedule), h20, true},
+      {toleration("nvidia.com/gpu.product", O::kEqual, "NVIDIA-A100", E::kNoSchedule), h20, false},
+      {toleration("nvidia.com/gpu.product", O::kEqual, "NVIDIA-H20", std::nullopt), h20, true},
+      {toleration("nvidia.com/gpu.product", O::kEqual, "NVIDIA-H20", E::kNoExecute), h20, false},
+      {toleration("nvidia.com/gpu.product", O::kExists, "", E::kNoSchedule), h20, true},
+      {toleration("nvidia.com/gpu.product", O::kExists, "", std::nullopt), h20, true},
+      {toleration("other", O::kExists, "", std::nullopt), h20, false},
+      // Exists with an empty key tolerates every taint (of the effect, if one is given).
+      {toleration("", O::kExists, "", std::nullopt), h20, true},
+      {toleration("", O::kExists, "", E::kNoSchedule), h20, true},
+      {toleration("", O::kExists, "", E::kNoExecute), h20, false},
+      // An empty key with Equal is invalid and tolerates nothing.
+      {toleration("", O::kEqual, "", std::nullopt), h20, false},
+      // Equal with an empty value matches a taint without value.
+      {toleration("dedicated", O::kEqual, "", std::nullopt),
+       taint("dedicated", "", E::kNoExecute), true},
+      {toleration("dedicated", O::kEqual, "", std::nullopt),
+       taint("dedicated", "x", E::kNoExecute), false},
+      {toleration("soft", O::kEqual, "v", E::kPreferNoSchedule),
+       taint("soft", "v", E::kPreferNoSchedule), true},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    INFO("case " << i++);
+    CHECK(tolerates(c.toleration, c.taint) == c.tolerated);
+  }
+}
+
+TEST_CASE("taint filter blocks NoSchedule and NoExecute, only scores PreferNoSchedule",
+          "[predicates][taints]") {
+  Node node = make_node("n1");
+  node.taints = {taint("a", "1", TaintEffect::kNoSchedule), taint("b", "2", TaintEffect::kNoExecute),
+                 taint("c", "3", TaintEffect::kPreferNoSchedule)};
+  Pod pod = make_pod("p");
+  Reasons reasons;
+  CHECK_FALSE(check_taints(pod, node, &reasons));
+  REQUIRE(reasons.size() == 2);
+  CHECK(reasons[0].rule == Rule::kTaints);
+  CHECK(reasons[0].reason == "taint a=1:NoSchedule not tolerated");
+  CHECK(reasons[1].reason == "taint b=2:NoExecute not tolerated");
+  CHECK(untolerated_prefer_no_schedule(pod, node) == 1);
+
+  pod.tolerations = {toleration("a", TolerationOperator::kEqual, "1", std::nullopt),
+                     toleration("b", TolerationOperator::kExists, "", TaintEffect::kNoExecute)};
+  CHECK(check_taints(pod, node, nullptr));
+  CHECK(untolerated_prefer_no_schedule(pod, node) == 1);
+  pod.tolerations.push_back(toleration("c", TolerationOperator::kExists, "", std::nullopt));
+  CHECK(untolerated_prefer_no_schedule(pod, node) == 0);
+}
+
+TEST_CASE("node selector requirements: every operator", "[predicates][affinity]") {
+  using S = SelectorOperator;
+  StringMap labels({{"zone", "a"}, {"gpus", "8"}, {"mem", "1.5"}, {"neg", "-3"}});
+  struct Case {
+    NodeSelectorRequirement requirement;
+    bool matches;
+  };
+  const Case cases[] = {
+      {req("zone", S::kIn, {"a", "b"}), true},
+      {req("zone", S::kIn, {"b"}), false},
+      {req("missing", S::kIn, {"a"}), false},
+      {req("zone", S::kNotIn, {"b"}), true},
+      {req("zone", S::kNotIn, {"a"}), false},
+      {req("missing", S::kNotIn, {"a"}), true},
+      {req("zone", S::kExists), true},
+      {req("missing", S::kExists), false},
+      {req("zone", S::kDoesNotExist), false},
+      {req("missing", S::kDoesNotExist), true},
+      {req("gpus", S::kGt, {"4"}), true},
+      {req("gpus", S::kGt, {"8"}), false},
+      {req("gpus", S::kLt, {"9"}), true},
+      {req("gpus", S::kLt, {"8"}), false},
+      {req("neg", S::kLt, {"0"}), true},
+      // Gt / Lt on non-integers fail on either side.
+      {req("mem", S::kGt, {"1"}), false},
+      {req("gpus", S::kGt, {"1.5"}), false},
+      {req("zone", S::kLt, {"9"}), false},
+      {req("missing", S::kGt, {"1"}), false},
+      {req("gpus", S::kGt, {"1", "2"}), false},
+  };
+  int i = 0;
+  for (const Case& c : cases) {
+    INFO("case " << i++ << ": " << c.requirement.key << " " << to_string(c.requirement.op));
+    CHECK(requirement_matches(c.requirement, labels) == c.matches);
+  }
+}
+
+TEST_CASE("required node affinity: terms ORed, expressions ANDed, matchFields",
+          "[predicates][affinity]") {
+  using S = SelectorOperator;
+  Node node = make_node("te1");
+  node.meta.labels.set("pool", "training");
+  node.meta.labels.set("rack", "r1");
+  Pod pod = make_pod("p");
+  CHECK(check_node_affinity(pod, node, nullptr));  // no requirement
+
+  NodeSelectorTerm both;  // pool=training AND rack=r2: fails
+  both.match_expressions = {req("pool", S::kIn, {"training"}), req("rack", S::kIn, {"r2"})};
+  pod.node_affinity.required = std::vector<NodeSelectorTerm>{both};
+  Reasons reasons;
+  CHECK_FALSE(check_node_affinity(pod, node, &reasons));
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].reason == "required node affinity not matched: rack In [r2] (node has rack=r1)");
+
+  NodeSelectorTerm by_name;  // OR metadata.name In [te1]
+  by_name.match_fields = {req("metadata.name", S::kIn, {"te1"})};
+  pod.node_affinity.required->push_back(by_name);
+  CHECK(check_node_affinity(pod, node, nullptr));
+
+  NodeSelectorTerm not_me;
+  not_me.match_fields = {req("metadata.name", S::kNotIn, {"te1"})};
+  pod.node_affinity.required = std::vector<NodeSelectorTerm>{not_me};
+  CHECK_FALSE(check_node_affinity(pod, node, nullptr));
+  NodeSelectorTerm unknown_field;
+  unknown_field.match_fields = {req("metadata.uid", S::kIn, {"x"})};
+  pod.node_affinity.required = std::vector<NodeSelectorTerm>{unknown_field};
+  CHECK_FALSE(check_node_affinity(pod, node, nullptr));
+
+  // An empty term matches nothing; an empty term list matches nothing.
+  pod.node_affinity.required = std::vector<NodeSelectorTerm>{NodeSelectorTerm{}};
+  CHECK_FALSE(check_node_affinity(pod, node, nullptr));
+  pod.node_affinity.required = std::vector<NodeSelectorTerm>{};
+  CHECK_FALSE(check_node_affinity(pod, node, nullptr));
+}
+
+TEST_CASE("preferred node affinity sums the weights of matching terms", "[predicates][affinity]") {
+  using S = SelectorOperator;
+  Node node = make_node("n");
+  node.meta.labels.set("pool", "training");
+  node.meta.labels.set("disk", "ssd");
+  Pod pod = make_pod("p");
+  PreferredSchedulingTerm pool{100, {}}, disk{7, {}}, other{50, {}}, empty{30, {}};
+  pool.preference.match_expressions = {req("pool", S::kIn, {"training"})};
+  disk.preference.match_expressions = {req("disk", S::kExists)};
+  other.preference.match_expressions = {req("pool", S::kIn, {"inference"})};
+  pod.node_affinity.preferred = {pool, disk, other, empty};
+  CHECK(preferred_affinity_score(pod, node) == 107);
+}
+
+TEST_CASE("nodeSelector needs every label", "[predicates]") {
+  Node node = make_node("te3");
+  Pod pod = make_pod("stress");
+  pod.node_selector.set("kubernetes.io/hostname", "te3");
+  CHECK(check_node_selector(pod, node, nullptr));
+  pod.node_selector.set("disk", "ssd");
+  Reasons reasons;
+  CHECK_FALSE(check_node_selector(pod, node, &reasons));
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].reason == "nodeSelector disk=ssd not matched (node has no disk label)");
+}
+
+TEST_CASE("node readiness and cordon", "[predicates]") {
+  Node node = make_node("n");
+  Pod pod = make_pod("p");
+  CHECK(check_node_ready(node, nullptr));
+  Reasons reasons;
+  node.conditions[0].status = "Unknown";
+  CHECK_FALSE(check_node_ready(node, &reasons));
+  CHECK(reasons.at(0).reason == "node is not Ready (Ready=Unknown)");
+  node.conditions.clear();
+  CHECK_FALSE(check_node_ready(node, nullptr));
+  node = make_node("n");
+  node.meta.deleting = true;
+  CHECK_FALSE(check_node_ready(node, nullptr));
+
+  node = make_node("n");
+  node.unschedulable = true;
+  CHECK_FALSE(check_node_schedulable(pod, node, nullptr));
+  pod.tolerations.push_back(Toleration{"node.kubernetes.io/unschedulable",
+                                       TolerationOperator::kExists, "", TaintEffect::kNoSchedule,
+                                       std::nullopt});
+  CHECK(check_node_schedulable(pod, node, nullptr));
+}
+
+TEST_CASE("effective requests: max of init containers vs sum of containers, plus overhead",
+          "[predicates][resources]") {
+  Pod pod = make_pod("p", 300, 100);
+  Container second;
+  second.requests.cpu_milli = 200;
+  second.requests.memory = 100;
+  second.requests.set("nvidia.com/gpu", 1);
+  pod.containers.push_back(second);
+  Container init;
+  init.requests.cpu_milli = 1000;  // init peak above the sum of cpu
+  init.requests.memory = 50;
+  pod.init_containers.push_back(init);
+  pod.overhead.cpu_milli = 10;
+  pod.overhead.memory = 5;
+  ResourceList r = effective_requests(pod);
+  CHECK(r.cpu_milli == 1010);
+  CHECK(r.memory == 205);
+  CHECK(r.get("nvidia.com/gpu") == 1);
+  CHECK(r.pods == 1);
+
+  // A restartable init container (sidecar) adds to the app containers and later inits.
+  Container sidecar;
+  sidecar.restart_always = true;
+  sidecar.requests.cpu_milli = 100;
+  sidecar.requests.memory = 1000;
+  pod.init_containers.insert(pod.init_containers.begin(), sidecar);
+  r = effective_requests(pod);
+  CHECK(r.cpu_milli == 1110);  // init peak: sidecar 100 + init 1000, plus overhead
+  CHECK(r.memory == 1205);     // containers 200 + sidecar 1000 + overhead 5
+}
+
+TEST_CASE("resources fit allocatable minus requested minus reserved", "[predicates][resources]") {
+  Node node = make_node("n", 4000, 8LL << 30, 3);
+  node.allocatable.set("nvidia.com/gpu", 2);
+  ResourceList requested;
+  requested.cpu_milli = 3000;
+  requested.memory = 4LL << 30;
+  requested.pods = 1;
+  requested.set("nvidia.com/gpu", 1);
+  ResourceList reserved;
+  NodeLoad load{&requested, &reserved};
+  ResourceList pod;
+  pod.cpu_milli = 1000;
+  pod.memory = 4LL << 30;
+  pod.pods = 1;
+  pod.set("nvidia.com/gpu", 1);
+  CHECK(check_resources(pod, node, load, GpuStack::kNone, nullptr));
+
+  reserved.cpu_milli = 1;
+  Reasons reasons;
+  CHECK_FALSE(check_resources(pod, node, load, GpuStack::kNone, &reasons));
+  REQUIRE(reasons.size() == 1);
+  CHECK(reasons[0].reason ==
+        "insufficient cpu: pod requests 1, node has 999m free of 4 allocatable (1m reserved by "
+        "this plan)");
+
+  reserved = ResourceList{};
+  reserved.set("nvidia.com/gpu", 1);
+  reserved.pods = 2;
+  reasons.clear();
+  CHECK_FALSE(check_resources(pod, node, load, GpuStack::kNone, &reasons));
+  REQUIRE(reasons.size() == 2);
+  CHECK(reasons[0].reason == "too many pods: node allows 3, has 3");
+  CHECK(reasons[1].reason ==
+        "insufficient nvidia.com/gpu: pod requests 1, node has 0 free of 2 allocatable (1 "
+        "reserved by this plan)");
+
+  // An extended resource the node does not have at all.
+  ResourceList wants_metax;
+  wants_metax.pods = 1;
+  wants_metax.set("metax-tech.com/gpu", 1);
+  reasons.clear();
+  CHECK_FALSE(check_resources(wants_metax, node, NodeLoad{}, GpuStack::kNone, &reasons));
+  CHECK(reasons.at(0).reason ==
+        "insufficient metax-tech.com/gpu: pod requests 1, node has 0 free of 0 allocatable");
+
+  // Extender-managed resources are skipped as kube-scheduler skips them.
+  ResourceList hami;
+  hami.pods = 1;
+  hami.set("nvidia.com/gpumem", 4096);
+  hami.set("nvidia.com/gpucores", 30);
+  CHECK(check_resources(hami, node, NodeLoad{}, GpuStack::kHamiNvidia, nullptr));
+
+  // Zero requests check only the pod count.
+  ResourceList nothing;
+  nothing.pods = 1;
+  Node full = make_node("full", 0, 0, 1);
+  CHECK(check_resources(nothing, full, NodeLoad{}, GpuStack::kNone, nullptr));
+}
+
+TEST_CASE("host ports and inter-pod affinity", "[predicates]") {
+  Pod pod = make_pod("p");
+  pod.host_ports = {8080, 9090};
+  std::vector<int32_t> used = {22, 9090};
+  Reasons reasons;
+  CHECK_FALSE(check_host_ports(pod, used, &reasons));
+  CHECK(reasons.at(0).reason == "host port 9090 already in use");
+  used = {22};
+  CHECK(check_host_ports(pod, used, nullptr));
+
+  CHECK(check_inter_pod_affinity(pod, nullptr));
+  pod.pod_affinity.preferred_terms = 2;
+  CHECK(check_inter_pod_affinity(pod, nullptr));
+  pod.pod_affinity.required_anti_affinity_terms = 1;
+  CHECK_FALSE(check_inter_pod_affinity(pod, nullptr));
+}
