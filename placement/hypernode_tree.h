@@ -46,6 +46,23 @@ class HyperNodeTree {
   };
   Domain lowest_common_domain(std::span<const NodeId> nodes) const;
 
+  // True when one real HyperNode of tier <= `max_tier` holds every node of `nodes` (false for an
+  // empty `nodes`): "lowest_common_domain(nodes) is real and its tier <= max_tier", but it gives
+  // up as soon as only domains above `max_tier` are left.
+  bool within_tier(std::span<const NodeId> nodes, int32_t max_tier) const;
+
+  // Real domains by number, for hot loops that walk a node's domains and test membership
+  // themselves (see volcano_jobs.cc). Ids run from 0 to domain_count() - 1 in (tier, name) order.
+  using DomainId = uint32_t;
+  size_t domain_count() const { return domains_.size(); }
+  // The real domains holding `node`, lowest (tier, name) first; empty for a node in no HyperNode
+  // or outside the node list. Valid as long as the tree.
+  std::span<const DomainId> domain_ids_of(NodeId node) const;
+  int32_t tier_of(DomainId domain) const { return domains_[domain].tier; }
+  std::string_view name_of(DomainId domain) const { return domains_[domain].name; }
+  // True when `domain` holds `node`. O(depth of `node`), no allocation.
+  bool holds(DomainId domain, NodeId node) const;
+
   // The tier of HyperNodes whose spec.tierName is `tier_name`, if any (the highest one when
   // several tiers share a name, as Volcano's "last one wins" is not stable).
   std::optional<int32_t> tier_of_name(std::string_view tier_name) const;
@@ -60,13 +77,17 @@ class HyperNodeTree {
     std::string name;
     std::string tier_name;
     int32_t tier = 0;
-    std::vector<NodeId> nodes;  // sorted, unique: the real nodes under this HyperNode
   };
-  // True when real domain `domain` (an index into domains_) holds `node`.
-  bool holds(uint32_t domain, NodeId node) const;
+  static constexpr DomainId kNoDomain = UINT32_MAX;
+  // The lowest (tier, name) real domain of tier <= `max_tier` holding every node of `nodes`, or
+  // kNoDomain.
+  DomainId first_common_domain(std::span<const NodeId> nodes, int32_t max_tier) const;
 
-  std::vector<DomainInfo> domains_;                     // sorted by (tier, name)
-  std::vector<std::vector<uint32_t>> domains_of_node_;  // node -> domain indexes, by (tier, name)
+  std::vector<DomainInfo> domains_;  // by (tier, name); index = DomainId
+  // The domains of node n are node_domains_[node_domains_begin_[n] .. node_domains_begin_[n+1]),
+  // lowest (tier, name) first: one flat array, so a membership test touches one cache line.
+  std::vector<uint32_t> node_domains_begin_;  // size: node count + 1 (empty for an empty tree)
+  std::vector<DomainId> node_domains_;
   int32_t virtual_root_tier_ = 1;
   std::vector<std::string> warnings_;
 };

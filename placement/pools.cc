@@ -8,10 +8,10 @@ namespace loadshift::placement {
 namespace {
 
 bool term_allows_pool(const NodeSelectorTerm& term, std::string_view pool_key,
-                      const StringMap& pool_labels) {
+                      const std::string& pool) {
   if (term.match_expressions.empty() && term.match_fields.empty()) return false;
   for (const NodeSelectorRequirement& r : term.match_expressions) {
-    if (r.key == pool_key && !requirement_matches(r, pool_labels)) return false;
+    if (r.key == pool_key && !requirement_matches_value(r, &pool)) return false;
   }
   return true;
 }
@@ -30,12 +30,11 @@ std::string join(const std::vector<std::string>& values) {
 
 }  // namespace
 
-bool affinity_allows_pool(const Pod& pod, std::string_view pool_key, std::string_view pool) {
+bool affinity_allows_pool(const Pod& pod, std::string_view pool_key, const std::string& pool) {
   if (!pod.node_affinity.required) return true;
-  StringMap pool_labels({{std::string(pool_key), std::string(pool)}});
   const auto& terms = *pod.node_affinity.required;
   return std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& term) {
-    return term_allows_pool(term, pool_key, pool_labels);
+    return term_allows_pool(term, pool_key, pool);
   });
 }
 

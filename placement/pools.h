@@ -19,7 +19,7 @@ inline constexpr std::string_view kDefaultPoolLabel = "maip.mxsf.io/node.usage";
 // True when a node in pool `pool` passes the pod's required affinity as far as the pool key is
 // concerned (requirements on other keys are ignored): some term whose pool-key expressions all
 // accept `pool`. Pods without required affinity accept every pool.
-bool affinity_allows_pool(const Pod& pod, std::string_view pool_key, std::string_view pool);
+bool affinity_allows_pool(const Pod& pod, std::string_view pool_key, const std::string& pool);
 
 struct PodPools {
   // Pools (among `known_pools`) the pod may run in: its affinity allows them and it tolerates a

@@ -171,12 +171,20 @@ bool check_node_selector(const Pod& pod, const Node& node, Reasons* out) {
 }
 
 bool requirement_matches(const NodeSelectorRequirement& requirement, const StringMap& labels) {
-  const std::string* label = labels.find(requirement.key);
+  return requirement_matches_value(requirement, labels.find(requirement.key));
+}
+
+bool requirement_matches_value(const NodeSelectorRequirement& requirement,
+                               const std::string* label) {
   switch (requirement.op) {
-    case SelectorOperator::kIn: return label != nullptr && value_listed(requirement, *label);
-    case SelectorOperator::kNotIn: return label == nullptr || !value_listed(requirement, *label);
-    case SelectorOperator::kExists: return label != nullptr;
-    case SelectorOperator::kDoesNotExist: return label == nullptr;
+    case SelectorOperator::kIn:
+      return label != nullptr && value_listed(requirement, *label);
+    case SelectorOperator::kNotIn:
+      return label == nullptr || !value_listed(requirement, *label);
+    case SelectorOperator::kExists:
+      return label != nullptr;
+    case SelectorOperator::kDoesNotExist:
+      return label == nullptr;
     case SelectorOperator::kGt:
     case SelectorOperator::kLt: {
       if (label == nullptr || requirement.values.size() != 1) return false;

@@ -52,6 +52,9 @@ bool check_node_selector(const Pod& pod, const Node& node, Reasons* out);
 // One requirement against a node's labels (In, NotIn, Exists, DoesNotExist, Gt, Lt; Gt/Lt
 // compare integers and fail when either side is not one).
 bool requirement_matches(const NodeSelectorRequirement& requirement, const StringMap& labels);
+// The same for one label: `value` is the node's value of requirement.key, or nullptr if absent.
+bool requirement_matches_value(const NodeSelectorRequirement& requirement,
+                               const std::string* value);
 // A term: all expressions and fields ANDed; matchFields knows metadata.name (In / NotIn). An
 // empty term matches nothing.
 bool term_matches(const NodeSelectorTerm& term, const Node& node);

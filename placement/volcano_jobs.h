@@ -40,15 +40,15 @@ struct GangJob {
 
 // Groups the pods of a Snapshot into Volcano jobs. Jobs are made from pods only: a vcjob or
 // PodGroup without pods in the snapshot has no GangJob. Pods of one vcjob (by name, per namespace)
-// form one job even when only some of them name its PodGroup; pods with a PodGroup and no vcjob
-// are grouped by PodGroup name. A PodGroup or vcjob that pods name but the snapshot lacks still
-// groups them (with a warning). The Snapshot must outlive the index; the tree is only read while
-// constructing.
+// form one job even when only some of them name its PodGroup (if that PodGroup is in the snapshot);
+// pods with a PodGroup and no vcjob are grouped by PodGroup name. A PodGroup or vcjob that pods
+// name but the snapshot lacks still groups them (with a warning). The Snapshot must outlive the
+// index; the tree is only read while constructing.
 class GangIndex {
  public:
   GangIndex() = default;
   // Problems (missing PodGroup or vcjob, unreadable topology annotations, a highestTierName no
-  // HyperNode has) become warnings(), one per job, never exceptions.
+  // HyperNode has) become warnings(), once per problem and job, never exceptions.
   GangIndex(const Snapshot& snapshot, const HyperNodeTree& tree);
 
   // The job of `pod`, or kNoJob.
@@ -71,14 +71,16 @@ class GangIndex {
 // domain, even when the bound is at or above the virtual root's tier). Pods without a job, jobs
 // without a bound and soft-mode jobs always pass. On failure appends a kNetworkTopology rejection
 // to `out` (when `out` is not null) and returns false.
-// Cost: O(1) for pods without a bounded hard job, else O(job size x tree depth), no allocation
-// once the calling thread has warmed up.
+// Cost: O(1) for pods without a bounded hard job; else usually O(depth) for a target far from the
+// job and O(job size x depth) for one near it (plus a ledger lookup per pod once the ledger
+// has moves). No allocation on success.
 bool check_network_topology(const Snapshot& snapshot, const HyperNodeTree& tree,
                             const GangIndex& gangs, PodId pod, NodeId target, const Ledger& ledger,
                             Reasons* out);
 
-// Soft-mode score: the tier of the lowest common domain of the job's other live pods and
-// `target` (lower is better). 0 for pods without a job or whose job has no topology.
+// Soft-mode score: the tier of the lowest common domain of `target` and the job's other live pods
+// (ledger applied), lower is better; the virtual root's tier when no real HyperNode holds them
+// all. 0 for pods without a job or whose job has no topology. Same cost as the check.
 int32_t network_topology_tier(const Snapshot& snapshot, const HyperNodeTree& tree,
                               const GangIndex& gangs, PodId pod, NodeId target,
                               const Ledger& ledger);
