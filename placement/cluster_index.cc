@@ -2,8 +2,54 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 namespace loadshift::placement {
+namespace {
+
+void append_field(std::string& key, std::string_view field) {
+  key += std::to_string(field.size());
+  key += ':';
+  key += field;
+}
+
+void append_requirements(std::string& key, const std::vector<NodeSelectorRequirement>& list) {
+  key += 'r' + std::to_string(list.size());
+  for (const NodeSelectorRequirement& r : list) {
+    append_field(key, r.key);
+    key += static_cast<char>('0' + static_cast<int>(r.op));
+    key += std::to_string(r.values.size());
+    for (const std::string& v : r.values) append_field(key, v);
+  }
+}
+
+// An exact encoding of what the node-only rules read from a pod (length-prefixed, so two
+// different constraint sets never share a key).
+std::string constraints_key(const Pod& pod) {
+  std::string key;
+  key += 't' + std::to_string(pod.tolerations.size());
+  for (const Toleration& t : pod.tolerations) {
+    append_field(key, t.key);
+    append_field(key, t.value);
+    key += t.op == TolerationOperator::kExists ? 'X' : 'E';
+    key += t.effect ? static_cast<char>('0' + static_cast<int>(*t.effect)) : '*';
+  }
+  key += 's' + std::to_string(pod.node_selector.size());
+  for (const auto& [k, v] : pod.node_selector.items()) {
+    append_field(key, k);
+    append_field(key, v);
+  }
+  if (pod.node_affinity.required) {
+    key += 'a' + std::to_string(pod.node_affinity.required->size());
+    for (const NodeSelectorTerm& term : *pod.node_affinity.required) {
+      append_requirements(key, term.match_expressions);
+      append_requirements(key, term.match_fields);
+    }
+  }
+  return key;
+}
+
+}  // namespace
 
 ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     : snapshot_(snapshot),
@@ -50,6 +96,7 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     std::sort(ports.begin(), ports.end());
     ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
   }
+  build_constraint_classes();
   for (const std::string& w : tree_.warnings()) warnings_.push_back(w);
   for (const std::string& w : gangs_.warnings()) warnings_.push_back(w);
 }
@@ -57,6 +104,41 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
 NodeId ClusterIndex::node_id(std::string_view name) const {
   auto it = node_by_name_.find(name);
   return it == node_by_name_.end() ? kNoNode : it->second;
+}
+
+}  // namespace loadshift::placement
+
+namespace loadshift::placement {
+
+void ClusterIndex::build_constraint_classes() {
+  const auto& pods = snapshot_.pods;
+  std::unordered_map<std::string, uint32_t> class_of_key;
+  std::vector<uint32_t> class_of_pod(pods.size());
+  std::vector<uint32_t> members;
+  for (PodId id = 0; id < pods.size(); ++id) {
+    auto [it, added] = class_of_key.try_emplace(constraints_key(pods[id]),
+                                                static_cast<uint32_t>(members.size()));
+    if (added) members.push_back(0);
+    class_of_pod[id] = it->second;
+    ++members[it->second];
+  }
+  constraint_classes_ = members.size();
+
+  // Rows go to the largest classes first, while the budget lasts.
+  const size_t node_count = snapshot_.nodes.size();
+  std::vector<uint32_t> order(members.size());
+  for (uint32_t c = 0; c < order.size(); ++c) order[c] = c;
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return members[a] > members[b]; });
+  std::vector<uint32_t> row_of_class(members.size(), kNoMemoRow);
+  const size_t max_rows = node_count == 0 ? 0 : kMemoBudgetBytes / node_count;
+  for (uint32_t c : order) {
+    if (members[c] < 2 || memo_rows_ >= max_rows) break;
+    row_of_class[c] = static_cast<uint32_t>(memo_rows_++);
+  }
+  memo_row_of_pod_.resize(pods.size());
+  for (PodId id = 0; id < pods.size(); ++id) memo_row_of_pod_[id] = row_of_class[class_of_pod[id]];
+  memo_ = std::make_unique<std::atomic<uint8_t>[]>(memo_rows_ * node_count);
 }
 
 }  // namespace loadshift::placement

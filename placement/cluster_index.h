@@ -6,6 +6,8 @@
 // serves any number of Placers and threads. The Snapshot must outlive the index.
 #pragma once
 
+#include <atomic>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -54,6 +56,30 @@ class ClusterIndex {
     return unmovable_[pod];
   }
 
+  // Pods with the same scheduling constraints (tolerations, nodeSelector, required node
+  // affinity) form one class: the node rules that depend only on those and on the node (ready,
+  // cordon, taints, nodeSelector, node affinity, usage pool) give the same answer for all of
+  // them, so the answer is kept per (class, node) once asked. Classes of two pods or more get a
+  // row of answers, within a memory budget.
+  // The kept answer for `pod` on `node`: 1 pass, 2 fail, 0 not known yet or not kept.
+  uint8_t node_rules_memo(PodId pod, NodeId node) const {
+    uint32_t row = memo_row_of_pod_[pod];
+    if (row == kNoMemoRow) return 0;
+    return memo_[static_cast<size_t>(row) * snapshot_.nodes.size() + node].load(
+        std::memory_order_relaxed);
+  }
+  // Keeps the answer (true: pass) for `pod` on `node`; a no-op for pods without a row. Safe to
+  // call from several threads: racing writers store the same answer.
+  void remember_node_rules(PodId pod, NodeId node, bool pass) const {
+    uint32_t row = memo_row_of_pod_[pod];
+    if (row == kNoMemoRow) return;
+    memo_[static_cast<size_t>(row) * snapshot_.nodes.size() + node].store(
+        pass ? 1 : 2, std::memory_order_relaxed);
+  }
+  // Number of constraint classes and how many of them have a memo row.
+  size_t constraint_classes() const { return constraint_classes_; }
+  size_t memo_rows() const { return memo_rows_; }
+
   // Pool label values present on nodes, sorted.
   const std::vector<std::string>& known_pools() const { return known_pools_; }
 
@@ -75,10 +101,18 @@ class ClusterIndex {
   std::vector<ResourceList> requests_;
   std::vector<std::optional<std::string>> unmovable_;
   std::vector<std::string> known_pools_;
+  static constexpr uint32_t kNoMemoRow = UINT32_MAX;
+  static constexpr size_t kMemoBudgetBytes = size_t{64} << 20;
+  std::vector<uint32_t> memo_row_of_pod_;
+  mutable std::unique_ptr<std::atomic<uint8_t>[]> memo_;
+  size_t constraint_classes_ = 0;
+  size_t memo_rows_ = 0;
   HyperNodeTree tree_;
   GangIndex gangs_;
   GpuIndex gpus_;
   std::vector<std::string> warnings_;
+
+  void build_constraint_classes();
 };
 
 }  // namespace loadshift::placement

@@ -62,12 +62,12 @@ struct NodeGpuView {
   // the node has no such label, the registered device type, sanitised as GFD does
   // ("NVIDIA H20" -> "NVIDIA-H20") if all devices agree. Empty when unknown.
   std::string product;
-  std::string raw_product;     // the label as written, or the registered type
-  std::string sharing;         // nvidia.com/gpu.sharing-strategy (none | time-slicing | mps)
-  int32_t replicas = 1;        // nvidia.com/gpu.replicas
-  std::string mig_state;       // nvidia.com/mig.config.state
-  std::string clique;          // nvidia.com/gpu.clique, else network.topology.nvidia.com/accelerator
-  std::string group_domain;    // value of GpuOptions::group_label (MetaX node groups); empty: none
+  std::string raw_product;   // the label as written, or the registered type
+  std::string sharing;       // nvidia.com/gpu.sharing-strategy (none | time-slicing | mps)
+  int32_t replicas = 1;      // nvidia.com/gpu.replicas
+  std::string mig_state;     // nvidia.com/mig.config.state
+  std::string clique;        // nvidia.com/gpu.clique, else network.topology.nvidia.com/accelerator
+  std::string group_domain;  // value of GpuOptions::group_label (MetaX node groups); empty: none
   std::string compute_domain;  // resource.nvidia.com/computeDomain
   // HAMi / Volcano vGPU / MetaX sGPU register entries (Volcano gpushare: one per card), with
   // the usage of the live pods attributed to this node.
@@ -80,9 +80,7 @@ struct NodeGpuView {
   std::string register_error;
 
   // True when nvidia.com/gpu here is a time-sliced / MPS replica rather than a whole card.
-  bool shares_gpus() const {
-    return replicas > 1 || sharing == "time-slicing" || sharing == "mps";
-  }
+  bool shares_gpus() const { return replicas > 1 || sharing == "time-slicing" || sharing == "mps"; }
 };
 
 enum class GpuDemandKind : uint8_t {
@@ -108,7 +106,7 @@ struct GpuSliceRequest {
   int64_t cores = 0;        // percent of the device's compute (100: an exclusive card)
 };
 
-// Per-device choices a pod makes through annotations (HAMi 2.4, Volcano vGPU, MetaX sGPU).
+// Per-device choices a pod makes through annotations (research sections 2.4, 3 and 4).
 struct GpuDevicePreferences {
   std::vector<std::string> use_types;    // nvidia.com/use-gputype: substring, case-insensitive
   std::vector<std::string> nouse_types;  // nvidia.com/nouse-gputype
@@ -116,25 +114,24 @@ struct GpuDevicePreferences {
   // nvidia.com/vgpu-mode (HAMi: the device mode must occur in it) or volcano.sh/vgpu-mode
   // (Volcano: the device mode must equal it); empty: any mode.
   std::string vgpu_mode;
-  bool numa_bind = false;                // nvidia.com/numa-bind: "true"
-  bool mutex = false;                    // hami.io/gpu-scheduler-policy contains "mutex"
-  std::string qos;                       // metax-tech.com/sgpu-qos-policy (best-effort default)
+  bool numa_bind = false;  // nvidia.com/numa-bind: "true"
+  bool mutex = false;      // hami.io/gpu-scheduler-policy contains "mutex"
+  std::string qos;         // metax-tech.com/sgpu-qos-policy (best-effort default)
 };
 
 struct PodGpuDemand {
   GpuDemandKind kind = GpuDemandKind::kNone;
-  GpuStack placed_by = GpuStack::kNone;   // stack of the node the pod runs on
-  GpuStack needs_stack = GpuStack::kNone; // stack a target must have (from kind and resources)
-  NodeId node = kNoNode;                  // the node the pod runs on (spec.nodeName), if known
+  GpuStack placed_by = GpuStack::kNone;    // stack of the node the pod runs on
+  GpuStack needs_stack = GpuStack::kNone;  // stack a target must have (from kind and resources)
+  NodeId node = kNoNode;                   // the node the pod runs on (spec.nodeName), if known
   // Pod-level GPU resource amounts (max of init peak and app sum), sorted by name.
   std::vector<std::pair<std::string, int64_t>> resources;
   // Shared kinds: one entry per container with a GPU request, app containers first, then init
   // containers (all fitted cumulatively: conservative). Volcano gpushare: one pod-level entry.
   std::vector<GpuSliceRequest> slices;
   GpuDevicePreferences preferences;
-  int32_t group_size = 0;               // metax-tech.com/gpu-group-size, 0 when absent
-  int64_t group_gpus = 0;               // GPUs per pod for group_size (metax-tech.com/gpu or
-                                        // nvidia.com/gpu)
+  int32_t group_size = 0;  // metax-tech.com/gpu-group-size, 0 when absent
+  int64_t group_gpus = 0;  // GPUs per pod: metax-tech.com/gpu, else nvidia.com/gpu
   // The pod chooses its GPU model itself: a nodeSelector or required node-affinity key ending in
   // /gpu.product, /gpu.family, /gpu.memory or /gpu.compute.major (checked by the affinity
   // predicates), nvidia.com/use-gputype (checked per device), or a toleration of a */gpu.product
@@ -189,8 +186,9 @@ class GpuIndex {
 // generic resource check must skip it as kube-scheduler does with ignoredByScheduler: HAMi's
 // nvidia.com/gpumem, gpumem-percentage, gpucores and priority and MetaX's sgpu, vcore and vmemory
 // on every stack (they are never a plain count), and nvidia.com/gpu on HAMi nodes (there it
-// counts vGPU slots, not cards). metax-tech.com/gpu and Volcano's resources are counted by the
-// stock scheduler and are never skipped.
+// counts vGPU slots, not cards). Also volcano.sh/vgpu-memory-percentage, a percentage no node
+// advertises. metax-tech.com/gpu and Volcano's other resources (vgpu-number, vgpu-memory,
+// vgpu-cores, gpu-memory, gpu-number) are in allocatable and counted, so never skipped.
 bool ignored_by_scheduler(std::string_view resource, GpuStack stack);
 
 // Why `pod` must never be moved for GPU reasons (research section 6.4: pinned GPU UUIDs, DRA
@@ -201,7 +199,10 @@ std::optional<std::string> gpu_unmovable_reason(const Snapshot& snapshot, const 
 
 // The GPU rule for moving `pod` to `target`, given what `ledger` already planned there. On
 // failure appends kGpu rejections to `out` (when not null; one per failed condition) and
-// returns false. Pods with no GPU demand pass in O(1) without allocating.
+// returns false. Pods with no GPU demand pass in O(1) without allocating. A target without any
+// GPU stack passes when the pod asks for a GPU resource the generic resource check counts
+// (that check refuses it, with the clearer reason); it fails when all the pod's GPU resources
+// are ones that check skips (HAMi, MetaX sGPU).
 bool check_gpu(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
                const Ledger& ledger, Reasons* out);
 

@@ -26,6 +26,23 @@ bool better(const TargetScore& a, const TargetScore& b) {
   return a.free_fraction_after > b.free_fraction_after;
 }
 
+// The rules that read only the node and the pod's scheduling constraints (see
+// ClusterIndex::node_rules_memo). With `out` null the first failure ends the evaluation.
+bool Placer::node_rules(const Pod& pod, const Node& node, Reasons* out) const {
+  bool ok = true;
+  auto keep_going = [&](bool passed) {
+    ok = ok && passed;
+    return ok || out != nullptr;
+  };
+  if (!keep_going(check_node_ready(node, out))) return false;
+  if (!keep_going(check_node_schedulable(pod, node, out))) return false;
+  if (!keep_going(check_taints(pod, node, out))) return false;
+  if (!keep_going(check_node_selector(pod, node, out))) return false;
+  if (!keep_going(check_node_affinity(pod, node, out))) return false;
+  keep_going(check_usage_pool(pod, node, index_.options().pool_label, index_.known_pools(), out));
+  return ok;
+}
+
 // Rules run cheapest first. With `out` null the first failure ends the evaluation.
 bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reasons* out) const {
   const Snapshot& snapshot = index_.snapshot();
@@ -47,14 +64,18 @@ bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reason
     ok = false;
   }
   if (!keep_going(check_inter_pod_affinity(pod, out))) return false;
-  if (!keep_going(check_node_ready(node, out))) return false;
-  if (!keep_going(check_node_schedulable(pod, node, out))) return false;
-  if (!keep_going(check_taints(pod, node, out))) return false;
-  if (!keep_going(check_node_selector(pod, node, out))) return false;
-  if (!keep_going(check_node_affinity(pod, node, out))) return false;
-  if (!keep_going(check_usage_pool(pod, node, index_.options().pool_label, index_.known_pools(),
-                                   out)))
-    return false;
+  if (out != nullptr) {
+    keep_going(node_rules(pod, node, out));
+  } else {
+    uint8_t memo = index_.node_rules_memo(pod_id, node_id);
+    if (memo == 0) {
+      bool pass = node_rules(pod, node, nullptr);
+      index_.remember_node_rules(pod_id, node_id, pass);
+      if (!pass) return false;
+    } else if (memo == 2) {
+      return false;
+    }
+  }
   NodeLoad load{&index_.requested(node_id), &ledger.reserved(node_id)};
   if (!keep_going(check_resources(index_.requests(pod_id), node, load,
                                   index_.gpus().node(node_id).stack, out)))

@@ -55,6 +55,7 @@ class Placer {
 
  private:
   bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out) const;
+  bool node_rules(const Pod& pod, const Node& node, Reasons* out) const;
   const ClusterIndex& index_;
 };
 

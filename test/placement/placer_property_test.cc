@@ -235,15 +235,26 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
 }  // namespace
 
 TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[placer][property]") {
-  size_t pairs = 0, feasible_pairs = 0;
+  size_t pairs = 0, feasible_pairs = 0, memo_rows = 0;
   for (uint32_t seed = 1; seed <= 40; ++seed) {
     Random r(seed);
     Snapshot snapshot;
     int node_count = r.between(3, 12);
     for (int i = 0; i < node_count; ++i) snapshot.nodes.push_back(random_node(r, i));
     int pod_count = r.between(5, 40);
-    for (int i = 0; i < pod_count; ++i) snapshot.pods.push_back(random_pod(r, i, node_count));
+    for (int i = 0; i < pod_count; ++i) {
+      Pod pod = random_pod(r, i, node_count);
+      if (i > 0 && r.chance(0.4)) {
+        // Same scheduling constraints as an earlier pod: one constraint class, one memo row.
+        const Pod& earlier = snapshot.pods[r.between(0, i - 1)];
+        pod.tolerations = earlier.tolerations;
+        pod.node_selector = earlier.node_selector;
+        pod.node_affinity = earlier.node_affinity;
+      }
+      snapshot.pods.push_back(std::move(pod));
+    }
     ClusterIndex index(snapshot);
+    memo_rows += index.memo_rows();
     Placer placer(index);
     Ledger ledger(snapshot.nodes.size());
     std::vector<std::pair<size_t, size_t>> planned;
@@ -263,6 +274,7 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
         INFO("seed " << seed << " pod " << snapshot.pods[p].meta.name << " node "
                      << snapshot.nodes[n].meta.name << ": " << verdict.describe());
         REQUIRE(placer.feasible(p, n, ledger) == expected);
+        REQUIRE(placer.feasible(p, n, ledger) == expected);  // now from the memo, if kept
         REQUIRE(verdict.fits() == expected);
         ++pairs;
         feasible_pairs += expected;
@@ -271,6 +283,7 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
   }
   // The generator must exercise both outcomes in earnest.
   CHECK(pairs > 2000);
+  CHECK(memo_rows > 40);
   CHECK(feasible_pairs > pairs / 20);
   CHECK(feasible_pairs < pairs / 2);
 }
