@@ -131,7 +131,7 @@ void ClusterIndex::build_constraint_classes() {
   std::stable_sort(order.begin(), order.end(),
                    [&](uint32_t a, uint32_t b) { return members[a] > members[b]; });
   std::vector<uint32_t> row_of_class(members.size(), kNoMemoRow);
-  const size_t max_rows = node_count == 0 ? 0 : kMemoBudgetBytes / node_count;
+  const size_t max_rows = node_count == 0 ? 0 : options_.node_rules_memo_bytes / node_count;
   for (uint32_t c : order) {
     if (members[c] < 2 || memo_rows_ >= max_rows) break;
     row_of_class[c] = static_cast<uint32_t>(memo_rows_++);

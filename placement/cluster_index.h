@@ -27,6 +27,9 @@ namespace loadshift::placement {
 struct PlacementOptions {
   std::string pool_label{kDefaultPoolLabel};  // node-usage pool label and taint key
   GpuOptions gpu;
+  // Memory for remembered node-rule answers per constraint class (see node_rules_memo); 0 turns
+  // the memo off.
+  size_t node_rules_memo_bytes = size_t{64} << 20;
 };
 
 class ClusterIndex {
@@ -102,7 +105,6 @@ class ClusterIndex {
   std::vector<std::optional<std::string>> unmovable_;
   std::vector<std::string> known_pools_;
   static constexpr uint32_t kNoMemoRow = UINT32_MAX;
-  static constexpr size_t kMemoBudgetBytes = size_t{64} << 20;
   std::vector<uint32_t> memo_row_of_pod_;
   mutable std::unique_ptr<std::atomic<uint8_t>[]> memo_;
   size_t constraint_classes_ = 0;

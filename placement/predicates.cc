@@ -14,6 +14,13 @@ bool reject(Reasons* out, Rule rule, std::string reason) {
   return false;
 }
 
+// For fixed reasons: builds the string only when it is kept (most literals are too long for the
+// small-string buffer, so building one would allocate on the hot path).
+bool reject(Reasons* out, Rule rule, const char* reason) {
+  if (out != nullptr) out->push_back(Rejection{rule, reason});
+  return false;
+}
+
 std::string describe_taint(const Taint& taint) {
   std::string text = taint.key;
   if (!taint.value.empty()) text += "=" + taint.value;
@@ -37,12 +44,24 @@ bool fits_amount(std::string_view name, int64_t request, int64_t allocatable, in
   return reject(out, Rule::kResources, std::move(reason));
 }
 
+// Go's strconv.ParseInt(text, 10, 64): one optional sign, then decimal digits.
 bool parse_int64(std::string_view text, int64_t& value) {
+  if (!text.empty() && text[0] == '+') {
+    text.remove_prefix(1);
+    if (!text.empty() && text[0] == '-') return false;  // "+-5": from_chars would take "-5"
+  }
   if (text.empty()) return false;
-  const char* begin = text.data();
-  if (*begin == '+') ++begin;  // Go's strconv.ParseInt accepts a leading sign
-  auto [end, error] = std::from_chars(begin, text.data() + text.size(), value);
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   return error == std::errc() && end == text.data() + text.size();
+}
+
+// The Gt / Lt value of a requirement. labels.NewRequirement rejects it unless it parses as an
+// int64 and is a valid label value (so no sign, at most 63 characters); a rejected requirement
+// makes its whole term match no node, which for one ANDed requirement is the same as not
+// matching.
+bool parse_bound(std::string_view text, int64_t& value) {
+  if (text.empty() || text.size() > 63 || text[0] < '0' || text[0] > '9') return false;
+  return parse_int64(text, value);
 }
 
 bool value_listed(const NodeSelectorRequirement& requirement, std::string_view value) {
@@ -75,6 +94,7 @@ bool check_node_ready(const Node& node, Reasons* out) {
   const NodeCondition* ready = node.condition("Ready");
   if (ready == nullptr) return reject(out, Rule::kNodeReady, "node has no Ready condition");
   if (ready->status != "True") {
+    if (out == nullptr) return false;
     return reject(out, Rule::kNodeReady, "node is not Ready (Ready=" + ready->status + ")");
   }
   return true;
@@ -82,7 +102,7 @@ bool check_node_ready(const Node& node, Reasons* out) {
 
 bool check_node_schedulable(const Pod& pod, const Node& node, Reasons* out) {
   if (!node.unschedulable) return true;
-  Taint cordon{std::string(kUnschedulableTaintKey), "", TaintEffect::kNoSchedule};
+  static const Taint cordon{std::string(kUnschedulableTaintKey), "", TaintEffect::kNoSchedule};
   for (const Toleration& t : pod.tolerations) {
     if (tolerates(t, cordon)) return true;
   }
@@ -98,10 +118,10 @@ bool check_resources(const ResourceList& pod_requests, const Node& node, const N
   bool ok = true;
   // One more pod must fit under the node's pod limit.
   if (requested.pods + reserved.pods + 1 > allocatable.pods) {
+    if (out == nullptr) return false;
     ok = reject(out, Rule::kResources,
                 "too many pods: node allows " + std::to_string(allocatable.pods) + ", has " +
                     std::to_string(requested.pods + reserved.pods));
-    if (out == nullptr) return false;
   }
   auto check = [&](std::string_view name, int64_t request, int64_t alloc, int64_t used,
                    int64_t held) {
@@ -139,8 +159,8 @@ bool check_taints(const Pod& pod, const Node& node, Reasons* out) {
     bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
                                  [&](const Toleration& t) { return tolerates(t, taint); });
     if (tolerated) continue;
-    ok = reject(out, Rule::kTaints, "taint " + describe_taint(taint) + " not tolerated");
     if (out == nullptr) return false;
+    ok = reject(out, Rule::kTaints, "taint " + describe_taint(taint) + " not tolerated");
   }
   return ok;
 }
@@ -162,10 +182,10 @@ bool check_node_selector(const Pod& pod, const Node& node, Reasons* out) {
   for (const auto& [key, value] : pod.node_selector.items()) {
     const std::string* label = node.meta.labels.find(key);
     if (label != nullptr && *label == value) continue;
+    if (out == nullptr) return false;
     ok = reject(out, Rule::kNodeSelector,
                 "nodeSelector " + key + "=" + value + " not matched (node has " +
                     (label ? key + "=" + *label : "no " + key + " label") + ")");
-    if (out == nullptr) return false;
   }
   return ok;
 }
@@ -189,7 +209,7 @@ bool requirement_matches_value(const NodeSelectorRequirement& requirement,
     case SelectorOperator::kLt: {
       if (label == nullptr || requirement.values.size() != 1) return false;
       int64_t have = 0, bound = 0;
-      if (!parse_int64(*label, have) || !parse_int64(requirement.values[0], bound)) return false;
+      if (!parse_int64(*label, have) || !parse_bound(requirement.values[0], bound)) return false;
       return requirement.op == SelectorOperator::kGt ? have > bound : have < bound;
     }
   }
@@ -250,8 +270,8 @@ bool check_host_ports(const Pod& pod, std::span<const int32_t> used_ports, Reaso
   bool ok = true;
   for (int32_t port : pod.host_ports) {
     if (!std::binary_search(used_ports.begin(), used_ports.end(), port)) continue;
-    ok = reject(out, Rule::kHostPorts, "host port " + std::to_string(port) + " already in use");
     if (out == nullptr) return false;
+    ok = reject(out, Rule::kHostPorts, "host port " + std::to_string(port) + " already in use");
   }
   return ok;
 }

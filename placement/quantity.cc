@@ -16,7 +16,9 @@ QuantityResult fail(std::string_view text, std::string_view why) {
   return result;
 }
 
-bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 // The parts of a quantity: +/- mantissa * 10^decimal_exponent * 2^binary_exponent.
 struct Parsed {
@@ -24,16 +26,19 @@ struct Parsed {
   Int128 mantissa = 0;
   int decimal_exponent = 0;
   int binary_exponent = 0;
+  size_t digits = 0;
 };
 
-// Reads sign and number; returns the position after them or npos on error.
-size_t read_number(std::string_view text, Parsed& out, std::string& why) {
+// Reads sign and number; returns the position after them. Like Go's parseQuantityString it
+// accepts a number without digits ("-", ".", "+.", or none before a suffix) and reads it as 0.
+size_t read_number(std::string_view text, Parsed& out) {
   size_t i = 0;
   if (i < text.size() && (text[i] == '+' || text[i] == '-')) {
     out.negative = text[i] == '-';
     ++i;
   }
-  size_t digits = 0, significant = 0;
+  size_t& digits = out.digits;
+  size_t significant = 0;
   bool seen_dot = false;
   for (; i < text.size(); ++i) {
     char c = text[i];
@@ -58,10 +63,6 @@ size_t read_number(std::string_view text, Parsed& out, std::string& why) {
     ++significant;
     if (seen_dot) --out.decimal_exponent;
   }
-  if (digits == 0) {
-    why = "expected digits";
-    return std::string_view::npos;
-  }
   return i;
 }
 
@@ -80,14 +81,35 @@ bool read_suffix(std::string_view suffix, Parsed& out, std::string& why) {
   }
   if (suffix.size() == 1) {
     switch (suffix[0]) {
-      case 'm': out.decimal_exponent -= 3; return true;
-      case 'k': out.decimal_exponent += 3; return true;
-      case 'M': out.decimal_exponent += 6; return true;
-      case 'G': out.decimal_exponent += 9; return true;
-      case 'T': out.decimal_exponent += 12; return true;
-      case 'P': out.decimal_exponent += 15; return true;
-      case 'E': out.decimal_exponent += 18; return true;
-      default: break;
+      case 'n':
+        out.decimal_exponent -= 9;
+        return true;
+      case 'u':
+        out.decimal_exponent -= 6;
+        return true;
+      case 'm':
+        out.decimal_exponent -= 3;
+        return true;
+      case 'k':
+        out.decimal_exponent += 3;
+        return true;
+      case 'M':
+        out.decimal_exponent += 6;
+        return true;
+      case 'G':
+        out.decimal_exponent += 9;
+        return true;
+      case 'T':
+        out.decimal_exponent += 12;
+        return true;
+      case 'P':
+        out.decimal_exponent += 15;
+        return true;
+      case 'E':
+        out.decimal_exponent += 18;
+        return true;
+      default:
+        break;
     }
   }
   if (suffix[0] == 'e' || suffix[0] == 'E') {
@@ -118,7 +140,7 @@ bool read_suffix(std::string_view suffix, Parsed& out, std::string& why) {
     return true;
   }
   why = "unknown suffix \"" + std::string(suffix) +
-        "\" (expected m, k, M, G, T, P, E, Ki..Ei or an exponent e<n>)";
+        "\" (expected n, u, m, k, M, G, T, P, E, Ki..Ei or an exponent e<n>)";
   return false;
 }
 
@@ -128,19 +150,23 @@ QuantityResult parse_quantity(std::string_view text, int scale) {
   if (text.empty()) return fail(text, "empty string");
   Parsed parsed;
   std::string why;
-  size_t end = read_number(text, parsed, why);
-  if (end == std::string_view::npos) return fail(text, why);
-  if (!read_suffix(text.substr(end), parsed, why)) return fail(text, why);
+  size_t end = read_number(text, parsed);
+  if (!read_suffix(text.substr(end), parsed, why)) {
+    return fail(text, parsed.digits == 0 ? "expected digits" : why);
+  }
 
   int exponent = parsed.decimal_exponent + scale;
   Int128 value = parsed.mantissa;
   const char* overflow = "value out of range (larger than 2^63-1 in the stored unit)";
   if (value != 0) {
+    // Checked before each step: a signed 128-bit overflow would be undefined (it used to wrap
+    // "75557863725914323419136Ei" to 0).
     for (int i = 0; i < parsed.binary_exponent; ++i) {
+      if (value >= kInt128Half) return fail(text, overflow);
       value *= 2;
-      if (value > kInt128Half) return fail(text, overflow);
     }
     for (; exponent > 0; --exponent) {
+      if (value > kInt64Max) return fail(text, overflow);
       value *= 10;
       if (value > kInt64Max) return fail(text, overflow);
     }

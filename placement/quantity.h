@@ -4,10 +4,11 @@
 //   quantity        ::= signedNumber suffix
 //   suffix          ::= binarySI | decimalExponent | decimalSI
 //   binarySI        ::= Ki | Mi | Gi | Ti | Pi | Ei
-//   decimalSI       ::= m | "" | k | M | G | T | P | E
+//   decimalSI       ::= n | u | m | "" | k | M | G | T | P | E
 //   decimalExponent ::= "e" signedNumber | "E" signedNumber
 //   signedNumber    ::= sign number | number ;  sign ::= "+" | "-"
-//   number          ::= digits | digits "." digits | digits "." | "." digits
+//   number          ::= digits | digits "." digits | digits "." | "." digits | "." | ""
+// (as in Go's parser, a number without digits reads as 0: "-", ".", "m" and "Gi" are all zero)
 #pragma once
 
 #include <cstdint>

@@ -32,6 +32,40 @@ double peak_rss_mib() {
   return -1;
 }
 
+
+// feasible() for every pod against `candidates` nodes, then fits() with reasons for 1/10 of them.
+void run_fits(const ClusterIndex& index, size_t candidates) {
+  const Snapshot& snapshot = index.snapshot();
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size());
+  const size_t node_count = snapshot.nodes.size();
+  size_t checks = 0, feasible = 0;
+  auto start = Clock::now();
+  for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
+    for (size_t k = 0; k < candidates; ++k) {
+      NodeId node = static_cast<NodeId>((pod * 7919 + k * 37) % node_count);
+      feasible += placer.feasible(pod, node, ledger);
+      ++checks;
+    }
+  }
+  double fits_s = seconds_since(start);
+  std::printf("feasible(): %zu checks (%zu feasible) in %.3f s = %.2f million/s on one core\n",
+              checks, feasible, fits_s, checks / fits_s / 1e6);
+
+  size_t explained = 0, failures = 0;
+  start = Clock::now();
+  for (PodId pod = 0; pod < snapshot.pods.size(); pod += 10) {
+    for (size_t k = 0; k < candidates; ++k) {
+      NodeId node = static_cast<NodeId>((pod * 7919 + k * 37) % node_count);
+      failures += placer.fits(pod, node, ledger).failures.size();
+      ++explained;
+    }
+  }
+  double explain_s = seconds_since(start);
+  std::printf("fits() with reasons: %zu checks (%zu rejections) in %.3f s = %.2f million/s\n",
+              explained, failures, explain_s, explained / explain_s / 1e6);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -56,40 +90,16 @@ int main(int argc, char** argv) {
               megabytes, snapshot.nodes.size(), snapshot.pods.size(), decode_s,
               megabytes / decode_s, peak_rss_mib());
 
-  start = Clock::now();
-  ClusterIndex index(snapshot);
-  std::printf("index: %.3f s\n", seconds_since(start));
-
-  Placer placer(index);
-  Ledger ledger(snapshot.nodes.size());
-  const size_t node_count = snapshot.nodes.size();
-  std::vector<NodeId> chosen(candidates);
-  size_t checks = 0, feasible = 0;
-  start = Clock::now();
-  for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
-    for (size_t k = 0; k < candidates; ++k) {
-      NodeId node = static_cast<NodeId>((pod * 7919 + k * 37) % node_count);
-      feasible += placer.feasible(pod, node, ledger);
-      ++checks;
-    }
+  for (bool memo : {false, true}) {
+    PlacementOptions options;
+    if (!memo) options.node_rules_memo_bytes = 0;
+    start = Clock::now();
+    ClusterIndex index(snapshot, options);
+    std::printf("\n[node-rules memo %s] index: %.3f s, %zu constraint classes, %zu memo rows\n",
+                memo ? "on" : "off", seconds_since(start), index.constraint_classes(),
+                index.memo_rows());
+    run_fits(index, candidates);
   }
-  double fits_s = seconds_since(start);
-  std::printf("feasible(): %zu checks (%zu feasible) in %.3f s = %.2f million/s on one core\n",
-              checks, feasible, fits_s, checks / fits_s / 1e6);
-
-  // The explained form, with every failed rule's reason built: a sample of 1/10 of the pods.
-  size_t explained = 0, failures = 0;
-  start = Clock::now();
-  for (PodId pod = 0; pod < snapshot.pods.size(); pod += 10) {
-    for (size_t k = 0; k < candidates; ++k) {
-      NodeId node = static_cast<NodeId>((pod * 7919 + k * 37) % node_count);
-      failures += placer.fits(pod, node, ledger).failures.size();
-      ++explained;
-    }
-  }
-  double explain_s = seconds_since(start);
-  std::printf("fits() with reasons: %zu checks (%zu rejections) in %.3f s = %.2f million/s\n",
-              explained, failures, explain_s, explained / explain_s / 1e6);
   std::printf("peak RSS: %.0f MiB\n", peak_rss_mib());
   return 0;
 }

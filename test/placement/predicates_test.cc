@@ -1,9 +1,50 @@
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
+#include <new>
+
 #include "builders.h"
+#include "placement/cluster_index.h"
+#include "placement/placer.h"
 #include "placement/predicates.h"
 
 using namespace loadshift::testing;
+
+// Counting allocations replaces the global operator new, which AddressSanitizer replaces too
+// (shared libraries would then mix its new with this delete): only in builds without it.
+#if defined(__SANITIZE_ADDRESS__)
+#define LOADSHIFT_COUNT_ALLOCATIONS 0
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define LOADSHIFT_COUNT_ALLOCATIONS 0
+#endif
+#endif
+#ifndef LOADSHIFT_COUNT_ALLOCATIONS
+#define LOADSHIFT_COUNT_ALLOCATIONS 1
+#endif
+
+namespace {
+
+// Allocations made on this thread while `g_counting` is set (see the hot-path test below).
+thread_local bool g_counting = false;
+thread_local long g_allocations = 0;
+
+}  // namespace
+
+#if LOADSHIFT_COUNT_ALLOCATIONS
+void* operator new(std::size_t size) {
+  if (g_counting) ++g_allocations;
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+// Not inlined: GCC would otherwise see free() next to new and warn (-Wmismatched-new-delete).
+[[gnu::noinline]] void operator delete(void* p) noexcept {
+  std::free(p);
+}
+[[gnu::noinline]] void operator delete(void* p, std::size_t) noexcept {
+  std::free(p);
+}
+#endif
 
 namespace {
 
@@ -80,7 +121,12 @@ TEST_CASE("taint filter blocks NoSchedule and NoExecute, only scores PreferNoSch
 
 TEST_CASE("node selector requirements: every operator", "[predicates][affinity]") {
   using S = SelectorOperator;
-  StringMap labels({{"zone", "a"}, {"gpus", "8"}, {"mem", "1.5"}, {"neg", "-3"}});
+  StringMap labels({{"zone", "a"},
+                    {"gpus", "8"},
+                    {"mem", "1.5"},
+                    {"neg", "-3"},
+                    {"plus", "+8"},
+                    {"plusminus", "+-8"}});
   struct Case {
     NodeSelectorRequirement requirement;
     bool matches;
@@ -107,6 +153,15 @@ TEST_CASE("node selector requirements: every operator", "[predicates][affinity]"
       {req("zone", S::kLt, {"9"}), false},
       {req("missing", S::kGt, {"1"}), false},
       {req("gpus", S::kGt, {"1", "2"}), false},
+      // The Gt / Lt value must also be a valid label value (labels.NewRequirement runs
+      // validateLabelValue on every value), so a signed bound makes the term match nothing...
+      {req("gpus", S::kGt, {"-1"}), false},
+      {req("gpus", S::kGt, {"+4"}), false},
+      {req("gpus", S::kGt, {"+-5"}), false},
+      {req("gpus", S::kGt, {"0004"}), true},
+      // ...while the node's value is read with strconv.ParseInt: one sign, then digits.
+      {req("plus", S::kGt, {"4"}), true},
+      {req("plusminus", S::kLt, {"0"}), false},
   };
   int i = 0;
   for (const Case& c : cases) {
@@ -307,4 +362,62 @@ TEST_CASE("host ports and inter-pod affinity", "[predicates]") {
   CHECK(check_inter_pod_affinity(pod, nullptr));
   pod.pod_affinity.required_anti_affinity_terms = 1;
   CHECK_FALSE(check_inter_pod_affinity(pod, nullptr));
+}
+
+TEST_CASE("failing checks allocate nothing when no reasons are asked for",
+          "[predicates][hot-path]") {
+  // Placer::feasible runs these millions of times a second, mostly on pairs that fail: a reason
+  // string built before `out` is looked at (longer than the small-string buffer) would allocate.
+  if (!LOADSHIFT_COUNT_ALLOCATIONS) {
+    WARN("allocations are not counted under AddressSanitizer");
+    return;
+  }
+  Node node = make_node("node-with-a-long-name", 1000, 1 << 30, 1);
+  node.taints = {taint("dedicated", "a-rather-long-taint-value", TaintEffect::kNoSchedule)};
+  Node cordoned = node, not_ready = node, deleting = node, no_condition = node;
+  cordoned.unschedulable = true;
+  not_ready.conditions[0].status = "Unknown";
+  deleting.meta.deleting = true;
+  no_condition.conditions.clear();
+  Pod pod = make_pod("p", 2000);
+  pod.node_selector.set("disk", "ssd-with-a-long-name");
+  pod.host_ports = {8080};
+  pod.pod_affinity.required_anti_affinity_terms = 1;
+  ResourceList requested;
+  requested.pods = 1;
+  const std::vector<int32_t> used = {8080};
+  const ResourceList wants = effective_requests(pod);
+  check_node_schedulable(pod, cordoned, nullptr);  // builds the function's static taint once
+
+  g_allocations = 0;
+  g_counting = true;
+  bool passed =
+      check_node_ready(not_ready, nullptr) || check_node_ready(deleting, nullptr) ||
+      check_node_ready(no_condition, nullptr) || check_node_schedulable(pod, cordoned, nullptr) ||
+      check_taints(pod, node, nullptr) || check_node_selector(pod, node, nullptr) ||
+      check_resources(wants, node, NodeLoad{&requested, nullptr}, GpuStack::kNone, nullptr) ||
+      check_host_ports(pod, used, nullptr) || check_inter_pod_affinity(pod, nullptr);
+  g_counting = false;
+  CHECK_FALSE(passed);
+  CHECK(g_allocations == 0);
+
+  // The same through the Placer, for a pod alone in its constraint class (no memo row).
+  Snapshot snapshot;
+  snapshot.nodes = {make_node("home"), cordoned, node, not_ready};
+  Pod mover = make_pod("mover", 100, 1 << 20, "home");
+  mover.host_ports = {8080};
+  snapshot.pods.push_back(mover);
+  ClusterIndex index(snapshot);
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size());
+  REQUIRE(index.memo_rows() == 0);
+  g_allocations = 0;
+  g_counting = true;
+  bool any = false;
+  for (int round = 0; round < 10; ++round) {
+    for (NodeId n = 0; n < snapshot.nodes.size(); ++n) any = placer.feasible(0, n, ledger) || any;
+  }
+  g_counting = false;
+  CHECK_FALSE(any);
+  CHECK(g_allocations == 0);
 }

@@ -66,8 +66,7 @@ TEST_CASE("malformed quantities are errors that say why", "[quantity]") {
   const Case cases[] = {
       {"", "empty string"},
       {"abc", "expected digits"},
-      {"-", "expected digits"},
-      {".", "expected digits"},
+      {"+-1", "expected digits"},
       {"1Xi", "unknown suffix \"Xi\""},
       {"1KB", "unknown suffix \"KB\""},
       {"1kk", "unknown suffix \"kk\""},
@@ -79,6 +78,8 @@ TEST_CASE("malformed quantities are errors that say why", "[quantity]") {
       {"9223372036854775808", "out of range"},
       {"1e19", "out of range"},
       {"16Ei", "out of range"},
+      // 2^76 Ei: the doubling used to overflow signed 128 bits (undefined) and give 0.
+      {"75557863725914323419136Ei", "out of range"},
   };
   for (const Case& c : cases) {
     auto result = parse_quantity(c.text);
@@ -87,6 +88,41 @@ TEST_CASE("malformed quantities are errors that say why", "[quantity]") {
     CHECK_THAT(result.error, Catch::Contains(c.message));
     CHECK_THAT(result.error, Catch::Contains(std::string("\"") + c.text + "\""));
   }
+}
+
+TEST_CASE("nano and micro suffixes parse, as the API server writes them", "[quantity]") {
+  // apimachinery suffix.go: "n" is 10^-9 and "u" 10^-6. The API server serialises cpu 1.5m as
+  // "1500u" and 0.5m as "500u"; MilliValue rounds up.
+  CHECK(value("1n", 3) == 1);
+  CHECK(value("500u", 3) == 1);
+  CHECK(value("1500u", 3) == 2);
+  CHECK(value("1000000n", 3) == 1);
+  CHECK(value("250000000n", 3) == 250);
+  CHECK(value("2500000u", 0) == 3);
+  CHECK(value("0n", 3) == 0);
+  CHECK(value("-1500u", 3) == -2);
+}
+
+TEST_CASE("a number without digits is zero, as in Go's parseQuantityString", "[quantity]") {
+  // ParseQuantity(".") and ("-.") succeed (quantity_test.go TestParseQuantityString); the
+  // numerator defaults to "0" before any suffix.
+  for (const char* text : {"-", "+", ".", "-.", "m", "Gi", "e3", "-e3"}) {
+    INFO(text);
+    CHECK(value(text, 3) == 0);
+  }
+  CHECK_FALSE(parse_quantity("abc").ok);
+  CHECK_FALSE(parse_quantity("..").ok);
+}
+
+TEST_CASE("binary suffixes never overflow the 128-bit intermediate", "[quantity]") {
+  // 2^66 Ei is 2^126: scaled to millicores, the old code multiplied it by 10 past 2^127.
+  auto r = parse_quantity("73786976294838206464Ei", 3);
+  CHECK_FALSE(r.ok);
+  CHECK_THAT(r.error, Catch::Contains("out of range"));
+  // 36 significant digits times 2^10 lies just above 2^126 before the division brings it back:
+  // 0.123456789012345678901234567890123456 * 1024 = 126.419...
+  CHECK(value("0.123456789012345678901234567890123456Ki", 3) == 126420);
+  CHECK(value("0.123456789012345678901234567890123456Ki", 0) == 127);
 }
 
 TEST_CASE("cpu overflow is checked after scaling to millicores", "[quantity]") {

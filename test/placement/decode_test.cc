@@ -1,0 +1,299 @@
+// Decoding single Kubernetes objects into the model, field by field.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "decode_helpers.h"
+#include "placement/decode.h"
+
+using namespace loadshift::placement;
+using loadshift::testing::decode_clean;
+
+namespace {
+
+constexpr std::string_view kNode = R"({
+  "kind": "Node",
+  "apiVersion": "v1",
+  "metadata": {
+    "name": "te1",
+    "uid": "0b5f3c2e-1",
+    "creationTimestamp": "2025-03-11T09:00:00Z",
+    "deletionTimestamp": "2025-06-01T00:00:00Z",
+    "resourceVersion": "123",
+    "labels": {"kubernetes.io/hostname": "te1", "maip.mxsf.io/node.usage": "training"},
+    "annotations": {
+      "kubectl.kubernetes.io/last-applied-configuration": "{\"apiVersion\":\"v1\"}",
+      "node.alpha.kubernetes.io/ttl": "0",
+      "escaped": "a\"b\\c\u00e9\n"
+    },
+    "managedFields": [{"manager": "kubelet", "fieldsV1": {"f:status": {"f:allocatable": {}}}}]
+  },
+  "spec": {
+    "podCIDR": "10.64.0.0/24",
+    "unschedulable": true,
+    "taints": [
+      {"key": "maip.mxsf.io/node.usage", "value": "training", "effect": "NoSchedule"},
+      {"key": "node.kubernetes.io/unreachable", "effect": "NoExecute", "timeAdded": "2025-06-01T00:00:00Z"},
+      {"key": "soft", "effect": "PreferNoSchedule"}
+    ]
+  },
+  "status": {
+    "allocatable": {
+      "cpu": "32", "memory": "134217728Ki", "pods": "110", "example.com/widgets": "1e3",
+      "ephemeral-storage": "0.5", "nvidia.com/gpu": 8
+    },
+    "capacity": {"cpu": "500m", "memory": 1024, "hugepages-2Mi": "0"},
+    "conditions": [
+      {"type": "MemoryPressure", "status": "False", "reason": "KubeletHasSufficientMemory", "message": "ok"},
+      {"type": "Ready", "status": "True", "reason": "KubeletReady", "lastHeartbeatTime": null}
+    ],
+    "addresses": [{"type": "Hostname", "address": "te1"}, {"type": "InternalIP", "address": "10.0.0.1"}],
+    "nodeInfo": {"kubeletVersion": "v1.30.4"}
+  }
+})";
+
+}  // namespace
+
+TEST_CASE("a single Node is decoded field by field", "[decode]") {
+  Snapshot snapshot;
+  DecodeSummary summary = decode_json(kNode, &snapshot);
+  REQUIRE(summary.ok());
+  CHECK(summary.objects == 1);
+  REQUIRE(snapshot.nodes.size() == 1);
+  const Node& node = snapshot.nodes[0];
+  CHECK(node.meta.name == "te1");
+  CHECK(node.meta.namespace_.empty());
+  CHECK(node.meta.uid == "0b5f3c2e-1");
+  CHECK(node.meta.creation_timestamp == "2025-03-11T09:00:00Z");
+  CHECK(node.meta.deleting);
+  REQUIRE(node.meta.labels.size() == 2);
+  CHECK(*node.meta.labels.find("maip.mxsf.io/node.usage") == "training");
+  // The last-applied annotation is dropped; escapes are decoded.
+  REQUIRE(node.meta.annotations.size() == 2);
+  CHECK_FALSE(node.meta.annotations.contains("kubectl.kubernetes.io/last-applied-configuration"));
+  CHECK(*node.meta.annotations.find("node.alpha.kubernetes.io/ttl") == "0");
+  CHECK(*node.meta.annotations.find("escaped") == "a\"b\\c\xc3\xa9\n");
+
+  CHECK(node.unschedulable);
+  REQUIRE(node.taints.size() == 3);
+  CHECK(node.taints[0].key == "maip.mxsf.io/node.usage");
+  CHECK(node.taints[0].value == "training");
+  CHECK(node.taints[0].effect == TaintEffect::kNoSchedule);
+  CHECK(node.taints[1].value.empty());
+  CHECK(node.taints[1].effect == TaintEffect::kNoExecute);
+  CHECK(node.taints[2].effect == TaintEffect::kPreferNoSchedule);
+
+  // Quantities are exact: cpu in millicores, the rest in units, rounded up.
+  CHECK(node.allocatable.cpu_milli == 32000);
+  CHECK(node.allocatable.memory == int64_t{134217728} * 1024);
+  CHECK(node.allocatable.pods == 110);
+  CHECK(node.allocatable.get("example.com/widgets") == 1000);
+  CHECK(node.allocatable.ephemeral_storage == 1);
+  CHECK(node.allocatable.get("nvidia.com/gpu") == 8);
+  CHECK(node.capacity.cpu_milli == 500);
+  CHECK(node.capacity.memory == 1024);
+  CHECK(node.capacity.scalars().size() == 1);
+  CHECK(node.capacity.get("hugepages-2Mi") == 0);
+
+  REQUIRE(node.conditions.size() == 2);
+  CHECK(node.conditions[0].type == "MemoryPressure");
+  CHECK(node.conditions[0].status == "False");
+  CHECK(node.conditions[0].reason == "KubeletHasSufficientMemory");
+  REQUIRE(node.condition("Ready") != nullptr);
+  CHECK(node.condition("Ready")->status == "True");
+  REQUIRE(node.addresses.size() == 2);
+  CHECK(node.addresses[0].type == "Hostname");
+  CHECK(node.internal_ip() == "10.0.0.1");
+}
+
+TEST_CASE("a single Pod is decoded field by field", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({
+    "apiVersion": "v1", "kind": "Pod",
+    "metadata": {
+      "name": "web-1", "namespace": "shop", "uid": "u-1",
+      "labels": {"app": "web"},
+      "ownerReferences": [
+        {"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": "web-5f", "uid": "rs-1", "controller": true, "blockOwnerDeletion": true},
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "cfg", "uid": "cm-1"}
+      ]
+    },
+    "spec": {
+      "nodeName": "te1",
+      "priority": 1000,
+      "priorityClassName": "low-priority",
+      "restartPolicy": "Always",
+      "initContainers": [
+        {"name": "setup", "resources": {"requests": {"cpu": "2"}}, "ports": [{"containerPort": 1, "hostPort": 7000}]},
+        {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"memory": "64Mi"}}}
+      ],
+      "containers": [
+        {"name": "app", "image": "web:1",
+         "resources": {"requests": {"cpu": "500m", "memory": "1Gi", "nvidia.com/gpu": "1"}, "limits": {"cpu": 1, "memory": "2Gi"}},
+         "ports": [{"containerPort": 8080, "hostPort": 8080, "protocol": "TCP"}, {"containerPort": 9090}, {"containerPort": 53, "hostPort": 0}]},
+        {"name": "sidecar", "restartPolicy": "Always"}
+      ],
+      "overhead": {"cpu": "250m", "memory": "120Mi"},
+      "nodeSelector": {"disktype": "ssd"},
+      "affinity": {
+        "nodeAffinity": {
+          "requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": [
+            {"matchExpressions": [{"key": "pool", "operator": "In", "values": ["a", "b"]},
+                                  {"key": "gpu", "operator": "DoesNotExist"}],
+             "matchFields": [{"key": "metadata.name", "operator": "NotIn", "values": ["te9"]}]},
+            {"matchExpressions": [{"key": "cores", "operator": "Gt", "values": ["8"]}]}
+          ]},
+          "preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": 100, "preference": {"matchExpressions": [{"key": "zone", "operator": "Exists"}]}},
+            {"weight": 5, "preference": {"matchExpressions": [{"key": "cores", "operator": "Lt", "values": ["64"]}]}}
+          ]
+        },
+        "podAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "zone"}],
+                        "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 1}, {"weight": 2}]},
+        "podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"topologyKey": "a"}, {"topologyKey": "b"}],
+                            "preferredDuringSchedulingIgnoredDuringExecution": [{"weight": 3}]}
+      },
+      "tolerations": [
+        {"key": "pool", "value": "training", "effect": "NoSchedule"},
+        {"key": "node.kubernetes.io/not-ready", "operator": "Exists", "effect": "NoExecute", "tolerationSeconds": 300},
+        {"operator": "Exists", "effect": ""}
+      ],
+      "volumes": [
+        {"name": "cache", "emptyDir": {"medium": "Memory", "sizeLimit": "1Gi"}},
+        {"name": "scratch", "emptyDir": {}},
+        {"name": "host", "hostPath": {"path": "/var/log"}},
+        {"name": "data", "persistentVolumeClaim": {"claimName": "data-web-1"}},
+        {"name": "eph", "ephemeral": {"volumeClaimTemplate": {"spec": {}}}},
+        {"name": "token", "projected": {"sources": []}}
+      ],
+      "resourceClaims": [{"name": "gpu", "resourceClaimName": "gpu-claim"}]
+    },
+    "status": {"phase": "Running", "qosClass": "Burstable", "startTime": "2025-06-04T00:00:00Z",
+               "containerStatuses": [{"name": "app", "ready": true}]}
+  })");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  CHECK(pod.key() == "shop/web-1");
+  CHECK(pod.meta.uid == "u-1");
+  CHECK_FALSE(pod.meta.deleting);
+  REQUIRE(pod.owners.size() == 2);
+  REQUIRE(pod.controller() != nullptr);
+  CHECK(pod.controller()->kind == "ReplicaSet");
+  CHECK(pod.controller()->name == "web-5f");
+  CHECK(pod.controller()->api_version == "apps/v1");
+  CHECK(pod.controller()->uid == "rs-1");
+  CHECK_FALSE(pod.owners[1].controller);
+  CHECK(pod.node_name == "te1");
+  CHECK(pod.phase == PodPhase::kRunning);
+  CHECK(pod.priority == 1000);
+  CHECK(pod.priority_class_name == "low-priority");
+  CHECK(pod.scheduler_name == "default-scheduler");
+  CHECK(pod.qos_class == "Burstable");
+  CHECK(pod.start_time == "2025-06-04T00:00:00Z");
+  CHECK(pod.restart_policy == "Always");
+
+  REQUIRE(pod.init_containers.size() == 2);
+  CHECK(pod.init_containers[0].name == "setup");
+  CHECK(pod.init_containers[0].requests.cpu_milli == 2000);
+  CHECK_FALSE(pod.init_containers[0].restart_always);
+  CHECK(pod.init_containers[1].restart_always);
+  CHECK(pod.init_containers[1].requests.memory == 64 << 20);
+  REQUIRE(pod.containers.size() == 2);
+  const Container& app = pod.containers[0];
+  CHECK(app.name == "app");
+  CHECK(app.requests.cpu_milli == 500);
+  CHECK(app.requests.memory == int64_t{1} << 30);
+  CHECK(app.requests.get("nvidia.com/gpu") == 1);
+  CHECK(app.limits.cpu_milli == 1000);
+  CHECK(app.limits.memory == int64_t{2} << 30);
+  CHECK_FALSE(pod.containers[1].restart_always);  // restartPolicy only counts on init containers
+  CHECK(pod.host_ports == std::vector<int32_t>{7000, 8080});
+  CHECK(pod.overhead.cpu_milli == 250);
+  CHECK(pod.overhead.memory == 120 << 20);
+  CHECK(*pod.node_selector.find("disktype") == "ssd");
+
+  const NodeAffinity& affinity = pod.node_affinity;
+  REQUIRE(affinity.required.has_value());
+  REQUIRE(affinity.required->size() == 2);
+  const NodeSelectorTerm& first = (*affinity.required)[0];
+  REQUIRE(first.match_expressions.size() == 2);
+  CHECK(first.match_expressions[0].key == "pool");
+  CHECK(first.match_expressions[0].op == SelectorOperator::kIn);
+  CHECK(first.match_expressions[0].values == std::vector<std::string>{"a", "b"});
+  CHECK(first.match_expressions[1].op == SelectorOperator::kDoesNotExist);
+  CHECK(first.match_expressions[1].values.empty());
+  REQUIRE(first.match_fields.size() == 1);
+  CHECK(first.match_fields[0].key == "metadata.name");
+  CHECK(first.match_fields[0].op == SelectorOperator::kNotIn);
+  CHECK((*affinity.required)[1].match_expressions[0].op == SelectorOperator::kGt);
+  REQUIRE(affinity.preferred.size() == 2);
+  CHECK(affinity.preferred[0].weight == 100);
+  CHECK(affinity.preferred[0].preference.match_expressions[0].op == SelectorOperator::kExists);
+  CHECK(affinity.preferred[1].weight == 5);
+  CHECK(affinity.preferred[1].preference.match_expressions[0].op == SelectorOperator::kLt);
+  CHECK(pod.pod_affinity.required_affinity_terms == 1);
+  CHECK(pod.pod_affinity.required_anti_affinity_terms == 2);
+  CHECK(pod.pod_affinity.preferred_terms == 3);
+
+  REQUIRE(pod.tolerations.size() == 3);
+  CHECK(pod.tolerations[0].key == "pool");
+  CHECK(pod.tolerations[0].op == TolerationOperator::kEqual);
+  CHECK(pod.tolerations[0].value == "training");
+  CHECK(pod.tolerations[0].effect == TaintEffect::kNoSchedule);
+  CHECK_FALSE(pod.tolerations[0].toleration_seconds.has_value());
+  CHECK(pod.tolerations[1].op == TolerationOperator::kExists);
+  CHECK(pod.tolerations[1].effect == TaintEffect::kNoExecute);
+  CHECK(pod.tolerations[1].toleration_seconds == 300);
+  CHECK(pod.tolerations[2].key.empty());
+  CHECK(pod.tolerations[2].op == TolerationOperator::kExists);
+  CHECK_FALSE(pod.tolerations[2].effect.has_value());
+
+  REQUIRE(pod.volumes.size() == 6);
+  CHECK(pod.volumes[0].name == "cache");
+  CHECK(pod.volumes[0].kind == kVolumeEmptyDir);
+  CHECK(pod.volumes[0].memory_medium);
+  CHECK(pod.volumes[1].kind == kVolumeEmptyDir);
+  CHECK_FALSE(pod.volumes[1].memory_medium);
+  CHECK(pod.volumes[2].kind == kVolumeHostPath);
+  CHECK(pod.volumes[3].kind == kVolumePersistentClaim);
+  CHECK(pod.volumes[3].claim_name == "data-web-1");
+  CHECK(pod.volumes[4].kind == kVolumeEphemeral);
+  CHECK(pod.volumes[5].kind == kVolumeOther);
+  CHECK(pod.has_resource_claims);
+}
+
+TEST_CASE("a Pod without optional fields gets the defaults", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({"kind": "Pod", "apiVersion": "v1",
+    "metadata": {"name": "bare"},
+    "spec": {"containers": [{"name": "c"}], "affinity": {"nodeAffinity": null}},
+    "status": {}})");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  CHECK(pod.meta.namespace_ == "default");
+  CHECK(pod.scheduler_name == "default-scheduler");
+  CHECK(pod.phase == PodPhase::kPending);
+  CHECK_FALSE(pod.priority.has_value());
+  CHECK_FALSE(pod.node_affinity.required.has_value());
+  CHECK(pod.node_affinity.preferred.empty());
+  CHECK_FALSE(pod.has_resource_claims);
+  CHECK(pod.host_ports.empty());
+  CHECK(pod.owners.empty());
+  CHECK(pod.controller() == nullptr);
+}
+
+TEST_CASE("required node affinity with no terms is kept apart from no requirement", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({"kind": "PodList", "apiVersion": "v1", "items": [
+    {"metadata": {"name": "empty-list"}, "spec": {"schedulerName": "volcano", "affinity": {"nodeAffinity":
+      {"requiredDuringSchedulingIgnoredDuringExecution": {"nodeSelectorTerms": []}}}}},
+    {"metadata": {"name": "no-terms"}, "spec": {"affinity": {"nodeAffinity":
+      {"requiredDuringSchedulingIgnoredDuringExecution": {}}}}},
+    {"metadata": {"name": "null-required"}, "spec": {"affinity": {"nodeAffinity":
+      {"requiredDuringSchedulingIgnoredDuringExecution": null}}}}
+  ]})");
+  REQUIRE(snapshot.pods.size() == 3);
+  REQUIRE(snapshot.pods[0].node_affinity.required.has_value());
+  CHECK(snapshot.pods[0].node_affinity.required->empty());
+  CHECK(snapshot.pods[0].scheduler_name == "volcano");
+  REQUIRE(snapshot.pods[1].node_affinity.required.has_value());
+  CHECK(snapshot.pods[1].node_affinity.required->empty());
+  CHECK_FALSE(snapshot.pods[2].node_affinity.required.has_value());
+}
