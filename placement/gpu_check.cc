@@ -92,7 +92,8 @@ bool check_gpu_shape(const Snapshot& snapshot, const GpuIndex& gpus, const PodGp
       return false;
   }
   const Node& target_node = snapshot.nodes[target];
-  for (const auto& [name, amount] : demand.resources) {
+  for (const auto& resource : demand.resources) {
+    const std::string& name = resource.first;  // clang 14 cannot capture structured bindings
     if (!name.starts_with("nvidia.com/mig-")) continue;
     if (target_node.allocatable.get(name) > 0) continue;
     if (!outcome->fail([&] { return "MIG profile " + name + " is not offered by the node"; }))
@@ -203,7 +204,9 @@ bool check_group(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod,
     });
   }
   // Peers span several node groups: without ranks, the pod stays in the group it is in.
-  std::string_view own = demand.node != kNoNode ? gpus.node(demand.node).group_domain : "";
+  std::string_view own = demand.node != kNoNode
+                             ? std::string_view(gpus.node(demand.node).group_domain)
+                             : std::string_view();
   if (!own.empty() && node.group_domain == own) return true;
   return outcome->fail([&] {
     return "the pod's group peers span several node groups; the pod must stay in its own group " +

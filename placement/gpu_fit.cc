@@ -66,7 +66,7 @@ bool model_allowed(const GpuDevicePreferences& p, std::string_view type) {
 bool mode_allowed(GpuStack stack, const GpuDevicePreferences& p, const GpuDevice& d) {
   if (p.vgpu_mode.empty()) return true;
   if (stack == GpuStack::kVolcanoVgpu) {
-    std::string_view mode = d.mode.empty() ? "hami-core" : d.mode;
+    std::string_view mode = d.mode.empty() ? std::string_view("hami-core") : std::string_view(d.mode);
     return p.vgpu_mode == mode;
   }
   return p.vgpu_mode.find(d.mode) != std::string::npos;
