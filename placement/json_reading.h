@@ -113,6 +113,38 @@ inline std::string_view trim_right(std::string_view text) {
   return text;
 }
 
+// The error for a literal that starts like true or false but is neither ("tru").
+inline simdjson::error_code bad_literal(od::value& value) {
+  std::string_view token = value.raw_json_token();
+  return !token.empty() && token[0] == 'f' ? simdjson::F_ATOM_ERROR : simdjson::T_ATOM_ERROR;
+}
+
+// True when `token` follows JSON's number grammar: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+inline bool is_json_number(std::string_view token) {
+  size_t i = 0;
+  auto digits = [&] {
+    size_t start = i;
+    while (i < token.size() && token[i] >= '0' && token[i] <= '9') ++i;
+    return i - start;
+  };
+  if (i < token.size() && token[i] == '-') ++i;
+  if (i < token.size() && token[i] == '0') {
+    ++i;
+  } else if (digits() == 0) {
+    return false;
+  }
+  if (i < token.size() && token[i] == '.') {
+    ++i;
+    if (digits() == 0) return false;
+  }
+  if (i < token.size() && (token[i] == 'e' || token[i] == 'E')) {
+    ++i;
+    if (i < token.size() && (token[i] == '+' || token[i] == '-')) ++i;
+    if (digits() == 0) return false;
+  }
+  return i == token.size();
+}
+
 // Reports a value of the wrong type: "expected a string, found the number 5". A scalar that is not
 // well-formed JSON (`tru`, `1.2.3`, a bad escape) is reported as broken JSON instead.
 inline bool wrong_type(Decoding& d, od::value& value, od::json_type type,
@@ -125,13 +157,16 @@ inline bool wrong_type(Decoding& d, od::value& value, od::json_type type,
       found = "the string " + quoted(text);
       break;
     }
-    case od::json_type::number:
+    case od::json_type::number: {
+      // By the JSON grammar, not simdjson's number parser: 1e400 is valid JSON, if no double.
+      std::string_view token = trim_right(value.raw_json_token());
+      if (!is_json_number(token)) return d.malformed(simdjson::NUMBER_ERROR);
+      found = "the number " + std::string(token.substr(0, 64));
+      break;
+    }
     case od::json_type::boolean: {
-      bool number = type == od::json_type::number;
-      found = number ? "the number " : "the boolean ";
-      found += trim_right(value.raw_json_token()).substr(0, 64);
-      auto error = number ? value.get_number().error() : value.get_bool().error();
-      if (error) return d.malformed(error);
+      if (value.get_bool().error()) return d.malformed(bad_literal(value));
+      found = "the boolean " + std::string(trim_right(value.raw_json_token()));
       break;
     }
     case od::json_type::object:
@@ -194,7 +229,7 @@ inline bool read_bool(Decoding& d, od::value& value, bool& out) {
   od::json_type type;
   if (!type_of(d, value, type)) return false;
   if (type == od::json_type::boolean) {
-    if (auto error = value.get_bool().get(out)) return d.malformed(error);
+    if (value.get_bool().get(out) != simdjson::SUCCESS) return d.malformed(bad_literal(value));
     return true;
   }
   if (type == od::json_type::null) return take_null(d, value);

@@ -66,6 +66,7 @@ inline bool read_quantity(Decoding& d, od::value& value, std::string_view resour
     if (auto error = value.get_string().get(text)) return d.malformed(error);
   } else if (type == od::json_type::number) {
     text = trim_right(value.raw_json_token());
+    if (!is_json_number(text)) return d.malformed(simdjson::NUMBER_ERROR);
   } else if (type == od::json_type::null) {
     amount = 0;
     return take_null(d, value);

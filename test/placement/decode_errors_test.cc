@@ -79,6 +79,31 @@ TEST_CASE("malformed JSON inside a list item stops decoding and names the item",
   CHECK(summary.objects == 1);
 }
 
+TEST_CASE("valid JSON numbers that fit no integer are the wrong type, not broken JSON",
+          "[decode][errors]") {
+  DecodeError huge = only_error(R"({"kind": "Pod", "metadata": {"name": "p"},
+    "spec": {"priority": 99999999999999999999}})");
+  CHECK(huge.object == "Pod default/p");
+  CHECK(huge.path == "spec.priority");
+  CHECK(huge.message == "expected a 32-bit integer, found the number 99999999999999999999");
+  DecodeError overflow =
+      only_error(R"({"kind": "Pod", "metadata": {"name": "p", "labels": {"a": 1e400}}})");
+  CHECK(overflow.path == "metadata.labels.a");
+  CHECK(overflow.message == "expected a string, found the number 1e400");
+
+  // Leading zeros, a bare "1." and "tru" are not JSON.
+  for (std::string_view broken :
+       {R"({"kind": "Pod", "metadata": {"name": "p"}, "spec": {"priority": 01}})",
+        R"({"kind": "Node", "metadata": {"name": "n"}, "status": {"capacity": {"cpu": 1.}}})",
+        R"({"kind": "Node", "metadata": {"name": "n"}, "spec": {"unschedulable": tru}})",
+        R"({"kind": "Node", "metadata": {"name": "n", "labels": {"a": fals}}})"}) {
+    INFO(broken);
+    DecodeError error = only_error(broken);
+    CHECK(error.object == "document");
+    CHECK_THAT(error.message, Contains("malformed JSON at byte "));
+  }
+}
+
 TEST_CASE("a field of the wrong type rejects its object, and decoding goes on",
           "[decode][errors]") {
   Snapshot snapshot;
