@@ -109,9 +109,13 @@ inline bool read_node_field(Decoding& d, std::string_view key, od::value& value,
 
 // ---- Pod ----------------------------------------------------------------------------------------
 
+// Host ports count for the pod only from regular containers and restartable init containers
+// (sidecars), as the scheduler's NodePorts plugin reads them; the restartPolicy may come after
+// the ports, so they are kept aside until the container is read.
 inline bool read_container(Decoding& d, od::value& value, bool init, Container& container,
                            Pod& pod) {
-  return visit_fields(d, value, [&](std::string_view key, od::value& field) {
+  std::vector<int32_t> host_ports;
+  bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "name") return read_string(d, field, container.name);
     if (key == "resources") {
       return visit_fields(d, field, [&](std::string_view name, od::value& list) {
@@ -126,7 +130,7 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
           if (name != "hostPort") return true;
           int32_t host_port = 0;
           if (!read_int32(d, port, host_port)) return false;
-          if (host_port > 0) pod.host_ports.push_back(host_port);
+          if (host_port > 0) host_ports.push_back(host_port);
           return true;
         });
       });
@@ -139,6 +143,10 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
     }
     return true;
   });
+  if (!init || container.restart_always) {
+    pod.host_ports.insert(pod.host_ports.end(), host_ports.begin(), host_ports.end());
+  }
+  return ok;
 }
 
 // podAffinity / podAntiAffinity: only the number of terms is kept.

@@ -124,7 +124,7 @@ TEST_CASE("a single Pod is decoded field by field", "[decode]") {
       "restartPolicy": "Always",
       "initContainers": [
         {"name": "setup", "resources": {"requests": {"cpu": "2"}}, "ports": [{"containerPort": 1, "hostPort": 7000}]},
-        {"name": "proxy", "restartPolicy": "Always", "resources": {"requests": {"memory": "64Mi"}}}
+        {"name": "proxy", "ports": [{"containerPort": 2, "hostPort": 7100}], "restartPolicy": "Always", "resources": {"requests": {"memory": "64Mi"}}}
       ],
       "containers": [
         {"name": "app", "image": "web:1",
@@ -206,7 +206,8 @@ TEST_CASE("a single Pod is decoded field by field", "[decode]") {
   CHECK(app.limits.cpu_milli == 1000);
   CHECK(app.limits.memory == int64_t{2} << 30);
   CHECK_FALSE(pod.containers[1].restart_always);  // restartPolicy only counts on init containers
-  CHECK(pod.host_ports == std::vector<int32_t>{7000, 8080});
+  // Host ports of a plain init container are free again once it ends; a sidecar's are not.
+  CHECK(pod.host_ports == std::vector<int32_t>{7100, 8080});
   CHECK(pod.overhead.cpu_milli == 250);
   CHECK(pod.overhead.memory == 120 << 20);
   CHECK(*pod.node_selector.find("disktype") == "ssd");
