@@ -3,10 +3,14 @@
 #include "controller/feasibility_report.h"
 #include "controller/snapshot_files.h"
 #include "placement/cluster_index.h"
+#include "policy/effective_policy.h"
+#include "policy/loader.h"
 
 namespace loadshift::controller {
 
-std::string_view version() { return LOADSHIFT_VERSION; }
+std::string_view version() {
+  return LOADSHIFT_VERSION;
+}
 
 int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& out,
                  std::ostream& err) {
@@ -21,6 +25,25 @@ int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& o
   }
   placement::ClusterIndex index(snapshot);
   write_feasibility_report(index, out);
+  return 0;
+}
+
+int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
+                 bool print_effective) {
+  policy::LoadResult result = policy::load_policy_file(file);
+  if (!result.ok()) {
+    for (const policy::Diagnostic& e : result.errors) err << "error: " << e.to_string() << "\n";
+    for (const policy::Diagnostic& w : result.warnings) err << "warning: " << w.to_string() << "\n";
+    err << file << ": " << result.errors.size()
+        << (result.errors.size() == 1 ? " error" : " errors") << "\n";
+    return 2;
+  }
+  for (const policy::Diagnostic& w : result.warnings) err << "warning: " << w.to_string() << "\n";
+  if (print_effective) {
+    out << policy::write_policy_yaml(*result.policy);
+  } else {
+    out << file << ": valid\n" << policy::summarize_policy(*result.policy);
+  }
   return 0;
 }
 

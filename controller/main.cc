@@ -19,8 +19,19 @@ int main(int argc, char** argv) {
   feasible->add_option("--snapshot", snapshots, "Kubernetes JSON or YAML file (repeatable)")
       ->required()
       ->check(CLI::ExistingFile);
-  feasible->callback([&] {
-    exit_code = loadshift::controller::run_feasible(snapshots, std::cout, std::cerr);
+  feasible->callback(
+      [&] { exit_code = loadshift::controller::run_feasible(snapshots, std::cout, std::cerr); });
+
+  std::string policy_file;
+  bool print_effective = false;
+  auto* validate = app.add_subcommand(
+      "validate", "Check a DeschedulerPolicy file (bare or in a ConfigMap) and summarize it");
+  validate->add_option("file", policy_file, "Policy file (YAML or JSON)")->required();
+  validate->add_flag("--effective", print_effective,
+                     "Print the effective policy (every default filled in) as YAML");
+  validate->callback([&] {
+    exit_code =
+        loadshift::controller::run_validate(policy_file, std::cout, std::cerr, print_effective);
   });
 
   CLI11_PARSE(app, argc, argv);

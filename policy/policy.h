@@ -10,6 +10,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -26,6 +27,21 @@ struct Duration {
 
 // resource name ("cpu", "memory", "pods", "MetricResource", ...) -> percent (0..100).
 using Percentages = std::map<std::string, double>;
+
+// placement::LabelSelector has no operator==; args that hold one compare through this.
+inline bool same_label_selector(const std::optional<placement::LabelSelector>& a,
+                                const std::optional<placement::LabelSelector>& b) {
+  if (a.has_value() != b.has_value()) return false;
+  if (!a) return true;
+  if (a->match_labels.items() != b->match_labels.items()) return false;
+  if (a->match_expressions.size() != b->match_expressions.size()) return false;
+  for (size_t i = 0; i < a->match_expressions.size(); ++i) {
+    const placement::LabelSelectorRequirement& x = a->match_expressions[i];
+    const placement::LabelSelectorRequirement& y = b->match_expressions[i];
+    if (x.key != y.key || x.op != y.op || x.values != y.values) return false;
+  }
+  return true;
+}
 
 // ---- DefaultEvictor ---------------------------------------------------------------------------
 
@@ -61,20 +77,31 @@ struct DefaultEvictorArgs {
   std::optional<Duration> min_pod_age;
   NoEvictionPolicy no_eviction_policy = NoEvictionPolicy::kPreferred;
   PodProtections protections;  // effective, after legacy booleans and podProtections lists
+  friend bool operator==(const DefaultEvictorArgs& a, const DefaultEvictorArgs& b) {
+    return a.node_selector == b.node_selector &&
+           same_label_selector(a.label_selector, b.label_selector) &&
+           same_label_selector(a.namespace_label_selector, b.namespace_label_selector) &&
+           a.priority_threshold == b.priority_threshold && a.node_fit == b.node_fit &&
+           a.min_replicas == b.min_replicas && a.min_pod_age == b.min_pod_age &&
+           a.no_eviction_policy == b.no_eviction_policy && a.protections == b.protections;
+  }
 };
 
 // ---- LoadAware (Volcano) + loadshift extensions ----------------------------------------------
 
 enum class NodeMatch { kAuto, kName, kInternalIp };
 
+// PromQL templates; `{{window}}` and `{{step}}` are replaced by metrics.window and metrics.step.
 struct MetricsQueries {
   std::string cpu, memory, pod_cpu, pod_memory;  // empty: the built-in default query
+  friend bool operator==(const MetricsQueries&, const MetricsQueries&) = default;
 };
 
 struct LoadAwareMetrics {
-  std::string type = "Prometheus";  // Prometheus | prometheus | prometheus_adaptor (rejected)
-  std::string address;
-  Duration window{300000, "5m"};
+  std::string type = "Prometheus";  // as written: Prometheus | prometheus (prometheus_adaptor is
+                                    // rejected)
+  std::string address;              // http(s) base URL of Prometheus
+  Duration window{300000, "5m"};    // Volcano's `duration` lands here
   Duration step{30000, "30s"};
   Duration timeout{10000, "10s"};
   MetricsQueries queries;
@@ -85,47 +112,62 @@ struct LoadAwareMetrics {
   bool insecure_skip_verify = false;
   std::map<std::string, std::string> headers;
   double min_node_coverage = 90;  // percent of in-scope nodes that must have fresh data
+  friend bool operator==(const LoadAwareMetrics&, const LoadAwareMetrics&) = default;
 };
 
+// A node pool with its own watermarks. After reading, `thresholds` and `target_thresholds` are
+// effective: every resource the plugin classifies on, the pool's value or else the plugin's.
 struct NodePool {
   std::string name;
-  std::string node_selector;      // label-selector string
-  Percentages thresholds;         // unset resources inherit the plugin's
+  std::string node_selector;  // label-selector string, never empty
+  Percentages thresholds;
   Percentages target_thresholds;
+  friend bool operator==(const NodePool&, const NodePool&) = default;
 };
 
 struct EvictionLimits {
   std::optional<uint32_t> node;
   std::optional<uint32_t> namespace_;
   std::optional<uint32_t> workload;
+  friend bool operator==(const EvictionLimits&, const EvictionLimits&) = default;
 };
 
 struct LoadAwareArgs {
   LoadAwareMetrics metrics;
+  // Only the resources named here (cpu, memory, pods; same keys in both) classify nodes.
+  // Volcano forces a missing one to 100/100, which never triggers either; in deviation mode it
+  // forces 0/0 (classify at the mean), which loadshift does not copy.
   Percentages thresholds;
   Percentages target_thresholds;
   bool use_deviation_thresholds = false;
-  int32_t number_of_nodes = 0;
+  int32_t number_of_nodes = 0;  // act only when more nodes than this are underutilized
   bool node_fit = false;
-  std::string node_selector;
+  std::string node_selector;  // label-selector string: nodeFit's candidate destinations
   std::vector<std::string> excluded_namespaces;  // evictableNamespaces.exclude
   std::optional<Duration> sustained_for;
   std::vector<NodePool> node_pools;
   std::string usage_pool_label = "maip.mxsf.io/node.usage";
-  std::map<std::string, double> resource_weights;  // default cpu 1, memory 1
+  // Weight per classified resource (each resource of `thresholds`; unset ones weigh 1). The
+  // default, before any thresholds are known, is cpu 1, memory 1.
+  std::map<std::string, double> resource_weights{{"cpu", 1}, {"memory", 1}};
   EvictionLimits eviction_limits;
-  bool evict_gang_pods = false;
-  bool respect_restart_policies = true;
-  bool evict_gpu_pods = false;
-  std::vector<std::string> gpu_vendor_prefixes;  // default nvidia.com/, metax-tech.com/, ...
+  bool evict_gang_pods = false;          // gang.evictGangPods
+  bool respect_restart_policies = true;  // gang.respectRestartPolicies
+  bool evict_gpu_pods = false;           // gpu.evictGpuPods
+  // gpu.vendorPrefixes: a resource whose name starts with one of these is a GPU.
+  std::vector<std::string> gpu_vendor_prefixes{"nvidia.com/", "metax-tech.com/", "hami.io/",
+                                               "volcano.sh/vgpu", "huawei.com/Ascend"};
+  friend bool operator==(const LoadAwareArgs&, const LoadAwareArgs&) = default;
 };
 
 // ---- kubernetes-sigs plugins ------------------------------------------------------------------
 
+// LowNodeUtilization's metricsUtilization. The deprecated `metricsServer: true` is read as
+// source KubernetesMetrics (with a warning) and written back as `source: KubernetesMetrics`.
 struct MetricsUtilization {
   std::string source;            // "" (requests) | KubernetesMetrics | Prometheus
-  bool metrics_server = false;   // deprecated spelling of source: KubernetesMetrics
   std::string prometheus_query;  // prometheus.query
+  friend bool operator==(const MetricsUtilization&, const MetricsUtilization&) = default;
 };
 
 // LowNodeUtilization and HighNodeUtilization.
@@ -135,28 +177,39 @@ struct NodeUtilizationArgs {
   bool use_deviation_thresholds = false;
   int32_t number_of_nodes = 0;
   std::vector<std::string> excluded_namespaces;
-  std::optional<uint32_t> eviction_limit_node;   // evictionLimits.node (LowNodeUtilization)
-  MetricsUtilization metrics_utilization;        // LowNodeUtilization only
-  std::vector<std::string> eviction_modes;       // HighNodeUtilization only
+  std::optional<uint32_t> eviction_limit_node;  // evictionLimits.node (LowNodeUtilization)
+  MetricsUtilization metrics_utilization;       // LowNodeUtilization only
+  std::vector<std::string> eviction_modes;      // HighNodeUtilization only
+  friend bool operator==(const NodeUtilizationArgs&, const NodeUtilizationArgs&) = default;
 };
 
 struct Namespaces {
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  friend bool operator==(const Namespaces&, const Namespaces&) = default;
 };
 
 struct NodeAffinityArgs {
   std::vector<std::string> node_affinity_type;  // requiredDuring... / preferredDuring...
   Namespaces namespaces;
   std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const NodeAffinityArgs& a, const NodeAffinityArgs& b) {
+    return a.node_affinity_type == b.node_affinity_type && a.namespaces == b.namespaces &&
+           same_label_selector(a.label_selector, b.label_selector);
+  }
 };
 
 struct NodeTaintsArgs {
-  std::vector<std::string> excluded_taints;
-  std::vector<std::string> included_taints;
+  std::vector<std::string> excluded_taints;  // "key" or "key=value"
+  std::vector<std::string> included_taints;  // "key" or "key=value"; not with excluded_taints
   bool include_prefer_no_schedule = false;
   Namespaces namespaces;
   std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const NodeTaintsArgs& a, const NodeTaintsArgs& b) {
+    return a.excluded_taints == b.excluded_taints && a.included_taints == b.included_taints &&
+           a.include_prefer_no_schedule == b.include_prefer_no_schedule &&
+           a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
+  }
 };
 
 using PluginArgs = std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs,
@@ -165,14 +218,17 @@ using PluginArgs = std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizati
 struct PluginConfig {
   std::string name;
   PluginArgs args;
+  friend bool operator==(const PluginConfig&, const PluginConfig&) = default;
 };
 
 struct PluginSet {
   std::vector<std::string> enabled;
+  friend bool operator==(const PluginSet&, const PluginSet&) = default;
 };
 
 struct Plugins {
   PluginSet deschedule, balance, filter, pre_eviction_filter;
+  friend bool operator==(const Plugins&, const Plugins&) = default;
 };
 
 struct Profile {
@@ -182,16 +238,20 @@ struct Profile {
 
   // The args of `plugin` in this profile, or nullptr.
   const PluginConfig* config(std::string_view plugin) const;
+  friend bool operator==(const Profile&, const Profile&) = default;
 };
 
 struct PrometheusProvider {
   std::string url;
-  std::string auth_secret_namespace, auth_secret_name;
+  std::string auth_secret_namespace, auth_secret_name;  // authToken.secretReference; empty: the
+                                                        // service account's token
+  friend bool operator==(const PrometheusProvider&, const PrometheusProvider&) = default;
 };
 
 struct MetricsProviders {
   bool kubernetes_metrics = false;
   std::optional<PrometheusProvider> prometheus;
+  friend bool operator==(const MetricsProviders&, const MetricsProviders&) = default;
 };
 
 struct Policy {
@@ -203,6 +263,7 @@ struct Policy {
   std::optional<int64_t> grace_period_seconds;
   MetricsProviders metrics_providers;
   std::vector<Profile> profiles;
+  friend bool operator==(const Policy&, const Policy&) = default;
 };
 
 }  // namespace loadshift::policy

@@ -1,0 +1,82 @@
+#include "controller/policy_watcher.h"
+
+#include <spdlog/spdlog.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace loadshift::controller {
+namespace {
+
+prometheus::Family<prometheus::Counter>& reloads_family(prometheus::Registry& registry) {
+  return prometheus::BuildCounter()
+      .Name("loadshift_policy_reloads_total")
+      .Help("Policy file reloads after a change, by result (failure: the old policy stays)")
+      .Register(registry);
+}
+
+void log_result(const std::string& path, const policy::LoadResult& result) {
+  for (const auto& w : result.warnings) spdlog::warn("policy {}: {}", path, w.to_string());
+  for (const auto& e : result.errors) spdlog::error("policy {}: {}", path, e.to_string());
+}
+
+}  // namespace
+
+PolicyWatcher::PolicyWatcher(std::string path, prometheus::Registry& registry)
+    : path_(std::move(path)),
+      reload_success_(reloads_family(registry).Add({{"result", "success"}})),
+      reload_failure_(reloads_family(registry).Add({{"result", "failure"}})) {}
+
+bool PolicyWatcher::read_file(std::string& bytes, std::string& error) const {
+  std::ifstream file(path_, std::ios::binary);
+  if (!file) {
+    error = "cannot open " + path_;
+    return false;
+  }
+  std::ostringstream text;
+  text << file.rdbuf();
+  bytes = text.str();
+  return true;
+}
+
+policy::LoadResult PolicyWatcher::load_initial() {
+  std::string bytes, error;
+  if (!read_file(bytes, error)) {
+    policy::LoadResult result;
+    result.errors.push_back(policy::Diagnostic{path_, 0, 0, "", error});
+    return result;
+  }
+  policy::LoadResult result = policy::load_policy(bytes, path_);
+  log_result(path_, result);
+  last_bytes_ = std::move(bytes);
+  if (result.policy) current_ = std::make_shared<const policy::Policy>(*result.policy);
+  return result;
+}
+
+PolicyReload PolicyWatcher::poll(policy::LoadResult* out) {
+  std::string bytes, error;
+  if (!read_file(bytes, error)) {
+    // A missing file mid-swap is not a new policy; keep the current one and try again later.
+    spdlog::warn("policy {}: {}; keeping the current policy", path_, error);
+    return PolicyReload::kUnchanged;
+  }
+  if (bytes == last_bytes_) return PolicyReload::kUnchanged;
+  last_bytes_ = bytes;
+  policy::LoadResult result = policy::load_policy(bytes, path_);
+  log_result(path_, result);
+  PolicyReload outcome = PolicyReload::kRejected;
+  if (result.policy) {
+    current_ = std::make_shared<const policy::Policy>(*result.policy);
+    reload_success_.Increment();
+    spdlog::info("policy {}: reloaded", path_);
+    outcome = PolicyReload::kReloaded;
+  } else {
+    reload_failure_.Increment();
+    spdlog::error("policy {}: the new policy is invalid ({} errors); the previous policy stays",
+                  path_, result.errors.size());
+  }
+  if (out != nullptr) *out = std::move(result);
+  return outcome;
+}
+
+}  // namespace loadshift::controller
