@@ -384,9 +384,37 @@ bool before(const Diagnostic& a, const Diagnostic& b) {
 
 }  // namespace
 
+// The byte offset of the first byte that makes `text` not UTF-8 text (invalid sequences, control
+// characters other than tab and newlines), or npos. YAML and ConfigMap data are UTF-8 text.
+static size_t first_non_text_byte(std::string_view text) {
+  for (size_t i = 0; i < text.size();) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x80) {
+      if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return i;
+      ++i;
+      continue;
+    }
+    size_t length = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+    if (length == 0 || (length == 3 && c > 0xef) || i + length > text.size()) return i;
+    for (size_t k = 1; k < length; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xc0) != 0x80) return i;
+    }
+    i += length;
+  }
+  return std::string_view::npos;
+}
+
 LoadResult load_policy(std::string_view text, const std::string& file) {
   Diagnostics diagnostics(file);
   std::optional<Policy> policy;
+  if (size_t bad = first_non_text_byte(text); bad != std::string_view::npos) {
+    diagnostics.error(-1, -1, "",
+                      "expected UTF-8 text; byte " + std::to_string(bad) +
+                          " is not (a control character or an invalid UTF-8 sequence)");
+    LoadResult result;
+    result.errors = diagnostics.errors();
+    return result;
+  }
   try {
     policy = load(text, diagnostics);
   } catch (const YAML::Exception& e) {
