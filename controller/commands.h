@@ -23,4 +23,24 @@ int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& o
 int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
                  bool print_effective = false);
 
+// What `loadshift report` was asked for (its flags, as given).
+struct ReportOptions {
+  std::string policy_file;                  // --policy FILE (required)
+  std::vector<std::string> snapshot_files;  // --snapshot FILE... (required until the API client)
+  std::string usage_file;                   // --usage FILE
+  std::string prometheus_url;               // --prometheus URL (not with --usage)
+  std::string at;                           // --at TIME, RFC 3339; empty: now
+  std::string output = "table";             // --output table|json|markdown
+  bool colour = false;                      // ANSI colours in the table (stdout is a terminal)
+};
+
+// `loadshift report`: loads the policy and the snapshot files, fetches node usage (the file, or
+// Prometheus as the policy's first LoadAware configures it, `prometheus_url` overriding its
+// address, evaluated at `at`), makes the plan (strategies::make_plan) and writes the report to
+// `out` in the `output` format. Policy warnings go to `err`. Returns 0 when a plan was made (even
+// an empty one); 2 after writing to `err` why the input is bad (each message names the flag or
+// file and what was expected): a bad flag, a policy or snapshot error, a usage source that
+// cannot answer at all.
+int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
 }  // namespace loadshift::controller

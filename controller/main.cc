@@ -1,4 +1,6 @@
 // loadshift: a load-aware descheduler for Kubernetes. Command-line entry point.
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <iostream>
 
@@ -34,6 +36,34 @@ int main(int argc, char** argv) {
         loadshift::controller::run_validate(policy_file, std::cout, std::cerr, print_effective);
   });
 
-  CLI11_PARSE(app, argc, argv);
+  // run_report checks the flags itself (exclusive flags, --at, --output), so that every bad
+  // input exits 2 with a message that names the flag and what was expected.
+  loadshift::controller::ReportOptions report_options;
+  auto* report = app.add_subcommand(
+      "report", "Dry run: print the plan (evictions, targets, why every other pod stays)");
+  report->add_option("--policy", report_options.policy_file,
+                     "DeschedulerPolicy file (bare or in a ConfigMap)");
+  report->add_option("--snapshot", report_options.snapshot_files,
+                     "Kubernetes JSON or YAML file, as `kubectl get ... -o json` writes it "
+                     "(repeatable; required until loadshift can read the live cluster)");
+  report->add_option("--usage", report_options.usage_file,
+                     "Node usage JSON file (see docs/report.md); not with --prometheus");
+  report->add_option("--prometheus", report_options.prometheus_url,
+                     "Prometheus base URL, replacing the policy's LoadAware metrics.address");
+  report->add_option("--at", report_options.at,
+                     "Evaluation time, RFC 3339 (e.g. 2026-11-22T04:00:00Z); default: now");
+  report->add_option("--output", report_options.output, "table (default), json or markdown");
+  report->callback([&] {
+    report_options.colour = isatty(STDOUT_FILENO) != 0;
+    exit_code = loadshift::controller::run_report(report_options, std::cout, std::cerr);
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help prints and succeeds; any other command-line mistake is bad input: exit 2.
+    int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
   return exit_code;
 }

@@ -2,7 +2,9 @@
 
 #include <charconv>
 #include <cmath>
-#include <regex>
+#include <stdexcept>
+
+#include "policy/selector_string.h"
 
 namespace loadshift::policy {
 namespace {
@@ -49,69 +51,12 @@ std::string format_number(double value) {
   return text;
 }
 
-// Label keys and values as a label-selector string may hold them.
-bool valid_selector_token(std::string_view token) {
-  static const std::regex kToken(R"(^[A-Za-z0-9]([-A-Za-z0-9_./]*[A-Za-z0-9])?$)");
-  return std::regex_match(token.begin(), token.end(), kToken);
-}
-
-std::string trim(std::string_view text) {
-  size_t b = text.find_first_not_of(" \t");
-  size_t e = text.find_last_not_of(" \t");
-  return b == std::string_view::npos ? "" : std::string(text.substr(b, e - b + 1));
-}
-
 // Checks the syntax of a label-selector string; returns an error message or empty.
 std::string check_selector_string(const std::string& text) {
-  // Split on commas outside parentheses.
-  std::vector<std::string> parts;
-  int depth = 0;
-  std::string current;
-  for (char c : text) {
-    if (c == '(') ++depth;
-    if (c == ')') --depth;
-    if (c == ',' && depth == 0) {
-      parts.push_back(current);
-      current.clear();
-    } else {
-      current += c;
-    }
-  }
-  parts.push_back(current);
-  static const std::regex kSet(R"(^\s*([^\s!=(]+)\s+(in|notin)\s*\(([^()]*)\)\s*$)");
-  static const std::regex kCompare(R"(^\s*([^\s!=]+)\s*(==|=|!=)\s*([^\s!=,]*)\s*$)");
-  for (const std::string& raw : parts) {
-    std::string part = trim(raw);
-    if (part.empty()) return "empty requirement in \"" + text + "\"";
-    std::smatch m;
-    if (std::regex_match(part, m, kSet)) {
-      if (!valid_selector_token(m[1].str())) return "invalid label key \"" + m[1].str() + "\"";
-      std::string values = m[3].str();
-      size_t start = 0;
-      while (start <= values.size()) {
-        size_t comma = values.find(',', start);
-        std::string value = trim(
-            values.substr(start, comma == std::string::npos ? std::string::npos : comma - start));
-        if (!value.empty() && !valid_selector_token(value)) {
-          return "invalid label value \"" + value + "\"";
-        }
-        if (comma == std::string::npos) break;
-        start = comma + 1;
-      }
-      continue;
-    }
-    if (std::regex_match(part, m, kCompare)) {
-      if (!valid_selector_token(m[1].str())) return "invalid label key \"" + m[1].str() + "\"";
-      if (!m[3].str().empty() && !valid_selector_token(m[3].str())) {
-        return "invalid label value \"" + m[3].str() + "\"";
-      }
-      continue;
-    }
-    std::string key = part[0] == '!' ? trim(part.substr(1)) : part;
-    if (!valid_selector_token(key)) {
-      return "cannot parse requirement \"" + part +
-             "\" (expected key, !key, key=value, key!=value, key in (a,b) or key notin (a,b))";
-    }
+  try {
+    parse_selector_string(text);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
   }
   return "";
 }

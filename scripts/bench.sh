@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks: generates the synthetic clusters of ../shared/PERFORMANCE.md in a temporary
-# directory (never committed) and runs bench_placement on them. Prints figures.
-# usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000)
+# directory (never committed) and runs bench_placement on them; then bench_usage_fetch against a
+# real Prometheus (see below). Prints figures.
+# usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000; the usage fetch uses
+#        LOADSHIFT_BENCH_USAGE_NODES, default 5000)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh >/dev/null
@@ -14,6 +16,13 @@ for nodes in "${sizes[@]}"; do
   echo "== ${nodes} nodes, 30 pods per node (kubectl-style indented JSON)"
   python3 "$gen" --nodes "$nodes" --pods-per-node 30 --hot-fraction 0.1 --seed 1 \
     --out "$dir/cluster.json" >/dev/null
-  /usr/bin/time -f "wall %e s, max RSS %M KiB" ./build/bench_placement "$dir/cluster.json" 100
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" ./build/test/bench_placement "$dir/cluster.json" 100
   rm -f "$dir/cluster.json"
 done
+
+# Node usage fetch (issue 4): 5,000 nodes of node_exporter data (1 h at 15 s) imported into a real
+# Prometheus in a temporary directory; loadshift's 2-query fetch against Volcano's per-node
+# queries, in the same run. Needs prometheus + promtool (scripts/setup.sh installs them).
+echo "== node usage fetch: ${LOADSHIFT_BENCH_USAGE_NODES:-5000} nodes, 60 min history"
+/usr/bin/time -f "wall %e s, max RSS %M KiB (largest process: bench, promtool or prometheus)" \
+  ./build/test/bench_usage_fetch "${LOADSHIFT_BENCH_USAGE_NODES:-5000}" 60

@@ -1,6 +1,12 @@
 #!/usr/bin/env bash
-# Builds loadshift and runs it on the bundled example cluster (examples/seed-cluster).
+# Builds loadshift and prints the dry-run report of the bundled example (examples/seed-cluster):
+# the seed policy (05-load-aware-policy.yaml, unchanged), the 8-node cluster snapshot and a usage
+# file in which te3 runs hot. Extra arguments go to `loadshift report`, e.g. --output json.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh >&2
-exec ./build/loadshift feasible --snapshot examples/seed-cluster/cluster.yaml
+exec ./build/loadshift report \
+  --policy test/data/shared/seed-examples/05-load-aware-policy.yaml \
+  --snapshot examples/seed-cluster/cluster.yaml \
+  --usage examples/seed-cluster/usage.json \
+  "$@"

@@ -1,0 +1,20 @@
+// RFC 3339 timestamps for the report's --at: "2026-11-22T04:00:00Z",
+// "2026-11-22T06:00:00.250+02:00". Internal to controller/.
+#pragma once
+
+#include <chrono>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace loadshift::controller {
+
+// Parses an RFC 3339 date-time (date, `T` or `t` or a space, time with optional fraction, then
+// `Z`/`z` or a ±HH:MM offset). Returns nullopt for anything else, including impossible dates
+// (2026-02-30) and out-of-range fields. Leap seconds (:60) are not accepted.
+std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
+
+// "2026-11-22T04:00:00Z" (UTC, whole seconds).
+std::string format_rfc3339(std::chrono::system_clock::time_point time);
+
+}  // namespace loadshift::controller

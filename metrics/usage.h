@@ -1,0 +1,67 @@
+// Node and pod usage as planning reads it: the UsageMap.
+//
+// Data only: the sources that fill it (metrics/prometheus_source.h, metrics/file_source.h) live
+// beside it, and strategies/ reads it without linking them (nothing in strategies talks to the
+// network). Percentages are 0..100 of the node's capacity as the query defines it.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace loadshift::metrics {
+
+// One resource of one node.
+struct ResourceUsage {
+  double percent = 0;  // the windowed value
+  // Over the sustain period (policy sustainedFor), when it was asked for and answered: the lowest
+  // and the highest value the same expression took. A node is "hot for 10 minutes" when its
+  // minimum is over the watermark, "idle for 10 minutes" when its maximum is under it.
+  std::optional<double> sustained_min;
+  std::optional<double> sustained_max;
+};
+
+struct NodeUsage {
+  ResourceUsage cpu;
+  ResourceUsage memory;
+  // Seconds between the answer's sample timestamp and the evaluation time (0 for instant queries,
+  // which Prometheus stamps with the evaluation time).
+  double age_seconds = 0;
+};
+
+// A pod's own usage, when the pod queries are answered.
+struct PodUsage {
+  double cpu_milli = 0;     // millicores
+  double memory_bytes = 0;  // working set
+};
+
+struct UsageMap {
+  // By node name (the Snapshot's name). A node is in exactly one of `nodes` and `unknown`.
+  std::map<std::string, NodeUsage, std::less<>> nodes;
+  // Nodes asked about with no usable, fresh data, and why ("no cpu series", "sample 12m old",
+  // "cpu 130% outside 0..100"). Unknown nodes are never sources and never targets.
+  std::map<std::string, std::string, std::less<>> unknown;
+  // By "namespace/name"; empty when pod usage was not asked for or not answered.
+  std::map<std::string, PodUsage, std::less<>> pods;
+  // Problems that made no node unknown but that a person should see (Prometheus warnings, series
+  // that match no node, ...).
+  std::vector<std::string> warnings;
+  // Where the data came from, for the report: "prometheus http://... at 2026-11-22T04:00:00Z",
+  // "file usage.json".
+  std::string origin;
+
+  const NodeUsage* find(std::string_view node) const {
+    auto it = nodes.find(node);
+    return it == nodes.end() ? nullptr : &it->second;
+  }
+  // Percent of asked nodes with data (100 when none were asked).
+  double coverage_percent() const {
+    size_t asked = nodes.size() + unknown.size();
+    return asked == 0 ? 100.0 : 100.0 * static_cast<double>(nodes.size()) / static_cast<double>(asked);
+  }
+};
+
+}  // namespace loadshift::metrics

@@ -1,0 +1,408 @@
+// LoadAware (balance): Volcano's LoadAware plugin on real usage, made safe and explainable.
+//
+//  1. Nodes in scope with usage data; too little data (minNodeCoverage) -> nothing, with a note.
+//  2. Each node against its pool's watermarks (nodePools, else the plugin's; deviation mode around
+//     the mean of the nodes that share them), with sustainedFor when asked.
+//  3. Sources hottest first by weighted, per-resource-normalised usage.
+//  4. A source's evictable pods: lowest priority, QoS, pod-deletion-cost, then the pod that best
+//     covers the node's excess, newest, name.
+//  5. Each pod needs an underutilized target that the placement core accepts and whose predicted
+//     usage with the pod stays within its own targetThresholds; it is reserved in the Ledger.
+//  6. A source stops when its predicted usage is within target, or limits stop it.
+//
+// Estimated load in percent: the pod's cpu (millicores) and memory (bytes) over the node's
+// allocatable. The node's own usage percentages are measured against capacity by the default
+// queries; allocatable is smaller, so a pod's share is if anything over-estimated: conservative
+// on both ends (a source is relieved no sooner, a target fills no later than it really would).
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "strategies/plugins.h"
+#include "strategies/pod_order.h"
+#include "strategies/predicted_usage.h"
+#include "strategies/target_search.h"
+#include "strategies/watermarks.h"
+
+namespace loadshift::strategies {
+namespace {
+
+constexpr const char* kName = "LoadAware";
+constexpr double kEpsilon = 1e-9;
+
+std::string nodes_text(size_t count) {
+  return std::to_string(count) + (count == 1 ? " node" : " nodes");
+}
+
+// One evictable pod of a source, with what orders it.
+struct Candidate {
+  PodRank rank;
+  PodAmounts load;
+  Percentages share;  // of the source, percent per tracked resource
+};
+
+// How well a pod covers the source's excess: a pod whose load alone brings every over resource
+// to its watermark "covers"; among those the smallest goes first, among the others the biggest.
+struct Cover {
+  bool covers = false;
+  double size = 0;  // weighted sum of the pod's share of the over resources
+};
+
+class LoadAware {
+ public:
+  // `scope` may be null when only classifying.
+  LoadAware(const policy::LoadAwareArgs& args, const ProfileScope* scope, PlanContext& ctx)
+      : args_(args),
+        scope_(scope),
+        ctx_(ctx),
+        snapshot_(ctx.snapshot()),
+        predicted_(ctx.snapshot(), tracked_resources(args)),
+        high_(ctx.snapshot().nodes.size()) {}
+
+  // Steps 1-2 alone; false when coverage is too low (with a note).
+  bool classify_only() {
+    if (!enough_coverage()) return false;
+    classify_nodes();
+    return true;
+  }
+
+  void run() {
+    if (scope_ == nullptr || scope_->filter == nullptr) {
+      ctx_.plan().notes.push_back("LoadAware (profile " + (scope_ ? scope_->name : "?") +
+                                  "): no eviction filter was given; nothing evicted");
+      return;
+    }
+    if (!classify_only()) return;
+    if (over_.empty()) return;
+    if (under_.empty() ||
+        under_.size() <= static_cast<size_t>(std::max(args_.number_of_nodes, 0))) {
+      say_why_idle();
+      return;
+    }
+    choose_targets();
+    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return estimated_load(ctx_, pod); });
+    for (NodeId source : sources_in_order()) relieve(source);
+  }
+
+ private:
+  static std::vector<std::string> tracked_resources(const policy::LoadAwareArgs& args) {
+    std::vector<std::string> out{"cpu", "memory"};
+    auto add = [&](const Percentages& watermarks) {
+      for (const auto& entry : watermarks) {
+        if (std::find(out.begin(), out.end(), entry.first) == out.end()) {
+          out.push_back(entry.first);
+        }
+      }
+    };
+    add(args.thresholds);
+    add(args.target_thresholds);
+    for (const policy::NodePool& pool : args.node_pools) {
+      add(pool.thresholds);
+      add(pool.target_thresholds);
+    }
+    return out;
+  }
+
+  // Step 1: in-scope nodes with usage data, and whether there are enough of them.
+  bool enough_coverage() {
+    size_t in_scope = 0;
+    for (NodeId node = 0; node < snapshot_.nodes.size(); ++node) {
+      if (!ctx_.in_scope(node)) continue;
+      ++in_scope;
+      if (ctx_.node_usage(node) != nullptr) {
+        known_.push_back(node);
+      } else if (ctx_.node_state(node).why.empty()) {
+        ctx_.node_state(node).why = "no usage data";
+      }
+    }
+    double coverage =
+        in_scope == 0 ? 100.0
+                      : 100.0 * static_cast<double>(known_.size()) / static_cast<double>(in_scope);
+    if (coverage + kEpsilon >= args_.metrics.min_node_coverage) return true;
+    ctx_.plan().notes.push_back(
+        "LoadAware: " + std::to_string(known_.size()) + " of " + nodes_text(in_scope) + " (" +
+        setting_text(coverage) + ") have usage data; minNodeCoverage is " +
+        setting_text(args_.metrics.min_node_coverage) + ": nothing evicted");
+    return false;
+  }
+
+  Percentages usage_now(NodeId node) const {
+    const metrics::NodeUsage& usage = *ctx_.node_usage(node);
+    Percentages out{{"cpu", usage.cpu.percent}, {"memory", usage.memory.percent}};
+    const placement::Node& n = snapshot_.nodes[node];
+    out["pods"] =
+        percent_of(n, placement::kPods, static_cast<double>(ctx_.index().requested(node).pods));
+    return out;
+  }
+
+  // The pool whose watermarks apply to `node`: index into args.node_pools, or -1 for the
+  // plugin's own.
+  int pool_of(NodeId node) const {
+    for (size_t i = 0; i < args_.node_pools.size(); ++i) {
+      if (ctx_.matches_selector(node, args_.node_pools[i].node_selector)) {
+        return static_cast<int>(i);
+      }
+    }
+    return -1;
+  }
+
+  Watermarks configured(int pool) const {
+    if (pool < 0) return {args_.thresholds, args_.target_thresholds};
+    const policy::NodePool& p = args_.node_pools[static_cast<size_t>(pool)];
+    return {p.thresholds, p.target_thresholds};
+  }
+
+  // Step 2: watermarks and class of every known node.
+  void classify_nodes() {
+    std::vector<Percentages> now(snapshot_.nodes.size());
+    std::vector<int> pools(snapshot_.nodes.size(), -1);
+    for (NodeId node : known_) {
+      now[node] = usage_now(node);
+      pools[node] = pool_of(node);
+      predicted_.set(node, now[node]);
+    }
+    // Deviation mode: the mean over the known nodes that share the same configured watermarks.
+    std::map<int, Percentages> means;
+    if (args_.use_deviation_thresholds) {
+      std::map<int, std::vector<const Percentages*>> members;
+      for (NodeId node : known_) members[pools[node]].push_back(&now[node]);
+      for (const auto& [pool, usages] : members) means[pool] = mean_of(usages);
+    }
+    std::optional<std::string> period;
+    if (args_.sustained_for) period = args_.sustained_for->text;
+    for (NodeId node : known_) {
+      Watermarks w = configured(pools[node]);
+      if (args_.use_deviation_thresholds) w = around_mean(w, means[pools[node]]);
+      SustainedUsage sustained;
+      if (period) {
+        const metrics::NodeUsage& usage = *ctx_.node_usage(node);
+        sustained["cpu"] = {usage.cpu.sustained_min, usage.cpu.sustained_max};
+        sustained["memory"] = {usage.memory.sustained_min, usage.memory.sustained_max};
+      }
+      bool schedulable = !snapshot_.nodes[node].unschedulable;
+      Classification c =
+          classify(now[node], w, schedulable, period ? &sustained : nullptr, period.value_or(""));
+      NodeState& state = ctx_.node_state(node);
+      state.node_class = c.node_class;
+      state.why = c.why;
+      state.thresholds = w.low;
+      state.target_thresholds = w.high;
+      state.classified_by = kName;
+      high_[node] = w.high;
+      if (c.node_class == NodeClass::kOverutilized) over_.push_back(node);
+      if (c.node_class == NodeClass::kUnderutilized) under_.push_back(node);
+    }
+  }
+
+  void say_why_idle() {
+    std::string over =
+        nodes_text(over_.size()) + (over_.size() == 1 ? " is" : " are") + " overutilized";
+    if (under_.empty()) {
+      ctx_.plan().notes.push_back("LoadAware: " + over +
+                                  " but none is underutilized: nothing evicted");
+      return;
+    }
+    ctx_.plan().notes.push_back("LoadAware: " + over + " but only " + nodes_text(under_.size()) +
+                                " underutilized; numberOfNodes is " +
+                                std::to_string(args_.number_of_nodes) +
+                                " (it acts only when more are): nothing evicted");
+  }
+
+  // Step 5's candidate set: underutilized nodes that the selectors allow.
+  void choose_targets() {
+    for (NodeId node : under_) {
+      if (ctx_.matches_selector(node, scope_->node_selector) &&
+          ctx_.matches_selector(node, args_.node_selector)) {
+        targets_.push_back(node);
+      }
+    }
+    if (targets_.empty()) {
+      no_targets_ = nodes_text(under_.size()) + " underutilized, none matching nodeSelector";
+    }
+  }
+
+  // Step 3: hottest first, by usage over watermark, weighted per resource.
+  std::vector<NodeId> sources_in_order() const {
+    std::vector<std::pair<double, NodeId>> scored;
+    for (NodeId node : over_) {
+      scored.emplace_back(-weighted_load(predicted_.of(node), high_[node], args_.resource_weights),
+                          node);
+    }
+    std::sort(scored.begin(), scored.end());
+    std::vector<NodeId> out;
+    for (const auto& entry : scored) out.push_back(entry.second);
+    return out;
+  }
+
+  double weight(const std::string& resource) const {
+    auto it = args_.resource_weights.find(resource);
+    return it == args_.resource_weights.end() ? 1.0 : it->second;
+  }
+
+  Cover cover_of(const Percentages& share, const Percentages& excess) const {
+    Cover c;
+    c.covers = true;
+    for (const auto& [resource, amount] : excess) {
+      double part = share.at(resource);
+      c.size += weight(resource) * part;
+      if (part + kEpsilon < amount) c.covers = false;
+    }
+    return c;
+  }
+
+  // Step 4: the candidate to give up next.
+  size_t pick(const std::vector<Candidate>& candidates, const Percentages& excess) const {
+    std::vector<Cover> covers;
+    covers.reserve(candidates.size());
+    for (const Candidate& c : candidates) covers.push_back(cover_of(c.share, excess));
+    auto before = [&](size_t i, size_t j) {
+      const PodRank& a = candidates[i].rank;
+      const PodRank& b = candidates[j].rank;
+      if (a.priority != b.priority) return a.priority < b.priority;
+      if (a.qos != b.qos) return a.qos < b.qos;
+      if (a.deletion_cost != b.deletion_cost) return a.deletion_cost < b.deletion_cost;
+      const Cover& x = covers[i];
+      const Cover& y = covers[j];
+      if (x.covers != y.covers) return x.covers;
+      if (std::abs(x.size - y.size) > kEpsilon) return x.covers ? x.size < y.size : x.size > y.size;
+      return newer_first(a, b);
+    };
+    size_t best = 0;
+    for (size_t i = 1; i < candidates.size(); ++i) {
+      if (before(i, best)) best = i;
+    }
+    return best;
+  }
+
+  std::vector<Candidate> candidates_on(NodeId source) {
+    WorkloadSwitches switches{args_.evict_gang_pods, args_.respect_restart_policies,
+                              args_.evict_gpu_pods};
+    std::vector<Candidate> out;
+    for (PodId pod : ctx_.index().pods_on(source)) {
+      if (ctx_.planned(pod)) continue;
+      const std::string& ns = snapshot_.pods[pod].meta.namespace_;
+      if (std::find(args_.excluded_namespaces.begin(), args_.excluded_namespaces.end(), ns) !=
+          args_.excluded_namespaces.end()) {
+        ctx_.skip(pod, kName, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        continue;
+      }
+      if (std::optional<std::string> why = scope_->filter->reject_reason(pod, switches)) {
+        ctx_.skip(pod, kName, std::move(*why));
+        continue;
+      }
+      PodAmounts load = estimated_load(ctx_, pod);
+      Percentages share = predicted_.share(source, load);
+      out.push_back({rank_of(snapshot_, pod), load, std::move(share)});
+    }
+    return out;
+  }
+
+  std::string name(NodeId node) const { return snapshot_.nodes[node].meta.name; }
+
+  // "te3 cpu 92.0% > 80%, memory 90.0% > 85%"
+  std::string over_text(NodeId node, const Percentages& excess) const {
+    std::string out = name(node);
+    bool first = true;
+    for (const auto& entry : excess) {
+      out += first ? " " : ", ";
+      first = false;
+      out += entry.first + " " + percent_text(predicted_.of(node).at(entry.first)) + " > " +
+             setting_text(high_[node].at(entry.first));
+    }
+    return out;
+  }
+
+  std::string eviction_reason(NodeId source, PodId pod, const PodAmounts& load, NodeId target,
+                              const Percentages& excess) const {
+    std::string estimate, change;
+    Percentages share = predicted_.share(target, load);
+    for (const auto& entry : excess) {
+      const std::string& resource = entry.first;
+      if (!estimate.empty()) estimate += ", ";
+      estimate += amount_text(resource, load.amount(resource));
+      if (!change.empty()) change += ", ";
+      double before = predicted_.of(target).at(resource);
+      change += resource + " " + percent_text(before) + " -> " +
+                percent_text(before + share.at(resource));
+    }
+    if (!load.measured) estimate += " from requests";
+    return over_text(source, excess) + ": evict " + snapshot_.pods[pod].key() + " (est. " +
+           estimate + ") -> " + name(target) + " (" + change + ")";
+  }
+
+  void write_after(NodeId node) {
+    NodeState& state = ctx_.node_state(node);
+    state.cpu_after = predicted_.of(node).at("cpu");
+    state.memory_after = predicted_.of(node).at("memory");
+  }
+
+  // Steps 4-6 for one source.
+  void relieve(NodeId source) {
+    std::vector<Candidate> candidates = candidates_on(source);
+    while (!candidates.empty()) {
+      Percentages excess = excess_over(predicted_.of(source), high_[source]);
+      if (excess.empty()) {
+        std::string why = "node relieved: " + name(source) +
+                          " is within its targetThresholds after the evictions planned";
+        for (const Candidate& c : candidates) ctx_.skip(c.rank.pod, kName, why);
+        return;
+      }
+      size_t index = pick(candidates, excess);
+      Candidate chosen = std::move(candidates[index]);
+      candidates.erase(candidates.begin() + static_cast<std::ptrdiff_t>(index));
+      PodId pod = chosen.rank.pod;
+
+      Cover cover = cover_of(chosen.share, excess);
+      if (cover.size <= kEpsilon) {
+        std::string estimate;
+        for (const auto& entry : excess) {
+          if (!estimate.empty()) estimate += ", ";
+          estimate += amount_text(entry.first, chosen.load.amount(entry.first));
+        }
+        ctx_.skip(
+            pod, kName,
+            "no relief: est. " + estimate + ", nothing of what " + name(source) + " is over on");
+        continue;
+      }
+      if (std::optional<std::string> limit = ctx_.limit_reason(pod, &args_.eviction_limits)) {
+        ctx_.skip(pod, kName, std::move(*limit));
+        continue;
+      }
+      TargetSearch search = find_target(ctx_, pod, targets_, predicted_, high_, chosen.load,
+                                        TargetOrder::kBest, no_targets_);
+      if (!search.target) {
+        ctx_.skip(pod, kName, search.why_not);
+        continue;
+      }
+      NodeId target = *search.target;
+      std::string reason = eviction_reason(source, pod, chosen.load, target, excess);
+      ctx_.evict(pod, target, scope_->name, kName, std::move(reason), &args_.eviction_limits);
+      predicted_.move(source, target, chosen.load);
+      write_after(source);
+      write_after(target);
+    }
+  }
+
+  const policy::LoadAwareArgs& args_;
+  const ProfileScope* scope_;
+  PlanContext& ctx_;
+  const placement::Snapshot& snapshot_;
+  PredictedUsage predicted_;
+  std::vector<Percentages> high_;  // by node: targetThresholds in effect
+  std::vector<NodeId> known_, over_, under_, targets_;
+  std::string no_targets_ = "no underutilized node";
+};
+
+}  // namespace
+
+void run_load_aware(const policy::LoadAwareArgs& args, const ProfileScope& scope,
+                    PlanContext& ctx) {
+  LoadAware(args, &scope, ctx).run();
+}
+
+bool classify_load_aware(const policy::LoadAwareArgs& args, PlanContext& ctx) {
+  return LoadAware(args, nullptr, ctx).classify_only();
+}
+
+}  // namespace loadshift::strategies

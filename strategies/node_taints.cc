@@ -1,0 +1,130 @@
+// RemovePodsViolatingNodeTaints (kubernetes-sigs descheduler), with loadshift's targets.
+//
+// A taint counts when its effect is NoSchedule (or PreferNoSchedule with includePreferNoSchedule),
+// it is not in excludedTaints and, when includedTaints is given, it is in includedTaints; both
+// lists name a taint by "key" or by "key=value" (the latter only for taints with a value).
+// NoExecute taints are the kubelet's business, as upstream. A pod on an in-scope node that does
+// not tolerate a counted taint of that node is evicted. The target is the placement core's best
+// node that is not hot and has no counted taint the pod does not tolerate (deschedule_targets.h).
+// With DefaultEvictor's nodeFit a target must exist, else the pod stays with a reason; without
+// nodeFit the pod is evicted even when no node fits (target kNoNode), as upstream does, and the
+// reason says so.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "placement/predicates.h"
+#include "strategies/deschedule_targets.h"
+#include "strategies/plugins.h"
+
+namespace loadshift::strategies {
+namespace {
+
+const std::string kStrategy = "RemovePodsViolatingNodeTaints";
+
+// "key" or, for a taint with a value, "key=value" in `names`.
+bool names_taint(const std::vector<std::string>& names, const placement::Taint& taint) {
+  for (const std::string& name : names) {
+    if (name == taint.key) return true;
+    if (!taint.value.empty() && name.size() == taint.key.size() + 1 + taint.value.size() &&
+        name.compare(0, taint.key.size(), taint.key) == 0 && name[taint.key.size()] == '=' &&
+        name.compare(taint.key.size() + 1, std::string::npos, taint.value) == 0) {
+      return true;
+    }
+  }
+  return false;
+}
+
+bool counts(const policy::NodeTaintsArgs& args, const placement::Taint& taint) {
+  const bool effect = taint.effect == placement::TaintEffect::kNoSchedule ||
+                      (args.include_prefer_no_schedule &&
+                       taint.effect == placement::TaintEffect::kPreferNoSchedule);
+  if (!effect || names_taint(args.excluded_taints, taint)) return false;
+  return args.included_taints.empty() || names_taint(args.included_taints, taint);
+}
+
+std::string describe(const placement::Taint& taint) {
+  std::string text = taint.key;
+  if (!taint.value.empty()) text += "=" + taint.value;
+  text += ":";
+  text += placement::to_string(taint.effect);
+  return text;
+}
+
+// The counted taints of `taints` that `pod` does not tolerate.
+std::vector<const placement::Taint*> untolerated(
+    const placement::Pod& pod, const std::vector<const placement::Taint*>& taints) {
+  std::vector<const placement::Taint*> out;
+  for (const placement::Taint* taint : taints) {
+    bool tolerated = std::any_of(
+        pod.tolerations.begin(), pod.tolerations.end(),
+        [taint](const placement::Toleration& t) { return placement::tolerates(t, *taint); });
+    if (!tolerated) out.push_back(taint);
+  }
+  return out;
+}
+
+std::string describe_all(const std::vector<const placement::Taint*>& taints) {
+  std::string text = taints.size() == 1 ? "taint " : "taints ";
+  for (size_t i = 0; i < taints.size(); ++i) {
+    if (i > 0) text += ", ";
+    text += describe(*taints[i]);
+  }
+  return text + " not tolerated";
+}
+
+}  // namespace
+
+void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& scope,
+                     PlanContext& ctx) {
+  if (scope.filter == nullptr) {
+    ctx.plan().notes.push_back("profile " + scope.name + ": " + kStrategy +
+                               " has no evictability filter; nothing planned for it");
+    return;
+  }
+  const placement::Snapshot& snapshot = ctx.snapshot();
+  // Counted taints per node, once; `soft` holds the PreferNoSchedule ones among them.
+  std::vector<std::vector<const placement::Taint*>> counted(snapshot.nodes.size());
+  std::vector<std::vector<const placement::Taint*>> soft(snapshot.nodes.size());
+  for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    for (const placement::Taint& taint : snapshot.nodes[node].taints) {
+      if (!counts(args, taint)) continue;
+      counted[node].push_back(&taint);
+      if (taint.effect == placement::TaintEffect::kPreferNoSchedule) soft[node].push_back(&taint);
+    }
+  }
+  DescheduleTargets targets(ctx, scope);
+  for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    if (!ctx.in_scope(node) || counted[node].empty()) continue;
+    for (PodId pod : ctx.index().pods_on(node)) {
+      const placement::Pod& p = snapshot.pods[pod];
+      if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
+      std::vector<const placement::Taint*> violated = untolerated(p, counted[node]);
+      if (violated.empty()) continue;
+      const std::string violation = node_with_pool(ctx, node) + " " + describe_all(violated);
+      if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;
+      // A target with a counted soft taint the pod does not tolerate would only start this
+      // again (the placement core itself refuses untolerated NoSchedule taints).
+      NodeRule soft_taints{
+          [&](NodeId target) { return !untolerated(p, soft[target]).empty(); },
+          [&](NodeId target) { return describe_all(untolerated(p, soft[target])); }};
+      RefusedNodes refused;
+      std::optional<TargetFound> target =
+          targets.best(pod, targets.candidates(), refused, &soft_taints);
+      if (target) {
+        std::string reason = violation + " -> " + snapshot.nodes[target->node].meta.name;
+        if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
+        ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+      } else if (scope.node_fit) {
+        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + refused.describe());
+      } else {
+        ctx.evict(pod, placement::kNoNode, scope.name, kStrategy,
+                  violation + " -> no node fits now (" + refused.describe() +
+                      "); evicted anyway, as nodeFit is off: the pod may stay Pending",
+                  nullptr);
+      }
+    }
+  }
+}
+
+}  // namespace loadshift::strategies

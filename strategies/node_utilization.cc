@@ -1,0 +1,395 @@
+// LowNodeUtilization and HighNodeUtilization (balance), with kubernetes-sigs/descheduler's
+// semantics and the placement core as nodeFit.
+//
+// Usage per node is requested / allocatable per resource (pods: pod count), or, with
+// LowNodeUtilization's metricsUtilization source KubernetesMetrics, the usage data's cpu and
+// memory percentages (the rest still from requests; nodes without data are neither sources nor
+// targets). Classification: underutilized = schedulable and every resource of thresholds at or
+// under it; overutilized = some resource over targetThresholds (deviation mode: around the
+// mean). Pods in upstream's order: priority, QoS, prefer-no-eviction, then name.
+//
+// Where loadshift differs, on purpose:
+//  - every pod needs a target the placement core accepts (upstream only checks taints, and any
+//    node with nodeFit); LowNodeUtilization's target must stay within its targetThresholds with
+//    the pod — per node, which makes upstream's pooled headroom budget redundant;
+//  - a pod whose load relieves nothing of the source's excess (a BestEffort pod in requests mode)
+//    stays, with the reason, instead of being evicted for nothing;
+//  - sources are ordered by usage normalised per resource, not by the raw sum of millicores and
+//    bytes (where memory always dominates);
+//  - source Prometheus (MetricResource, a per-node value of the policy's own query) needs values
+//    the usage data does not carry: the plugin says so and does nothing.
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "strategies/plugins.h"
+#include "strategies/pod_order.h"
+#include "strategies/predicted_usage.h"
+#include "strategies/target_search.h"
+#include "strategies/watermarks.h"
+
+namespace loadshift::strategies {
+namespace {
+
+constexpr double kEpsilon = 1e-9;
+
+std::string nodes_text(size_t count) {
+  return std::to_string(count) + (count == 1 ? " node" : " nodes");
+}
+
+bool excluded(const std::vector<std::string>& namespaces, const std::string& ns) {
+  return std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
+}
+
+// What both plugins share: node usage, classification, candidate pods.
+class NodeUtilization {
+ public:
+  NodeUtilization(const char* plugin, const policy::NodeUtilizationArgs& args,
+                  const ProfileScope& scope, PlanContext& ctx, bool real_usage)
+      : plugin_(plugin),
+        args_(args),
+        scope_(scope),
+        ctx_(ctx),
+        snapshot_(ctx.snapshot()),
+        real_usage_(real_usage),
+        predicted_(ctx.snapshot(), tracked(args)),
+        high_(ctx.snapshot().nodes.size()) {}
+
+ protected:
+  static std::vector<std::string> tracked(const policy::NodeUtilizationArgs& args) {
+    std::vector<std::string> out{"cpu", "memory", "pods"};
+    for (const Percentages* w : {&args.thresholds, &args.target_thresholds}) {
+      for (const auto& entry : *w) {
+        if (std::find(out.begin(), out.end(), entry.first) == out.end()) {
+          out.push_back(entry.first);
+        }
+      }
+    }
+    return out;
+  }
+
+  PodAmounts load_of(PodId pod) const {
+    return real_usage_ ? estimated_load(ctx_, pod) : requested_load(ctx_.index(), pod);
+  }
+
+  // The in-scope nodes and their usage now; false (with a note) when the plugin cannot run.
+  bool measure() {
+    if (scope_.filter == nullptr) {
+      note("no eviction filter was given; nothing evicted");
+      return false;
+    }
+    for (NodeId node = 0; node < snapshot_.nodes.size(); ++node) {
+      if (!ctx_.in_scope(node)) continue;
+      const metrics::NodeUsage* usage = real_usage_ ? ctx_.node_usage(node) : nullptr;
+      if (real_usage_ && usage == nullptr) continue;
+      const placement::Node& n = snapshot_.nodes[node];
+      const placement::ResourceList& requested = ctx_.index().requested(node);
+      Percentages now;
+      for (const std::string& resource : predicted_.resources()) {
+        now[resource] = percent_of(n, resource, static_cast<double>(requested.get(resource)));
+      }
+      if (usage != nullptr) {
+        now["cpu"] = usage->cpu.percent;
+        now["memory"] = usage->memory.percent;
+      }
+      predicted_.set(node, now);
+      known_.push_back(node);
+    }
+    return true;
+  }
+
+  // Classifies the known nodes against `w` (deviation mode: around the mean). `cordoned_low`:
+  // cordoned nodes may be underutilized (HighNodeUtilization's sources).
+  void classify_all(Watermarks w, bool cordoned_low) {
+    if (args_.use_deviation_thresholds) {
+      std::vector<const Percentages*> usages;
+      for (NodeId node : known_) usages.push_back(&predicted_.of(node));
+      w = around_mean(w, mean_of(usages));
+    }
+    const char* basis = real_usage_ ? "" : "requested ";
+    for (NodeId node : known_) {
+      bool schedulable = cordoned_low || !snapshot_.nodes[node].unschedulable;
+      Classification c = classify(predicted_.of(node), w, schedulable);
+      NodeState& state = ctx_.node_state(node);
+      state.node_class = c.node_class;
+      state.why = basis + c.why;
+      state.thresholds = w.low;
+      state.target_thresholds = w.high;
+      state.classified_by = plugin_;
+      high_[node] = w.high;
+      if (c.node_class == NodeClass::kOverutilized) over_.push_back(node);
+      if (c.node_class == NodeClass::kUnderutilized) under_.push_back(node);
+    }
+  }
+
+  void note(const std::string& text) {
+    ctx_.plan().notes.push_back(std::string(plugin_) + ": " + text);
+  }
+
+  // Upstream's no-op exits on the number of underutilized nodes; false (with a note) to stop.
+  bool enough_underutilized(const std::string& what_waits) {
+    if (under_.empty()) {
+      note(what_waits + " but none is underutilized: nothing evicted");
+      return false;
+    }
+    if (under_.size() <= static_cast<size_t>(std::max(args_.number_of_nodes, 0))) {
+      note(what_waits + " but only " + nodes_text(under_.size()) +
+           " underutilized; numberOfNodes is " + std::to_string(args_.number_of_nodes) +
+           " (it acts only when more are): nothing evicted");
+      return false;
+    }
+    return true;
+  }
+
+  // The pods of `source` that may leave, in upstream's order; the others are skipped.
+  std::vector<PodRank> candidates_on(NodeId source, bool only_thresholding) {
+    std::vector<PodRank> out;
+    for (PodId pod : ctx_.index().pods_on(source)) {
+      if (ctx_.planned(pod)) continue;
+      const std::string& ns = snapshot_.pods[pod].meta.namespace_;
+      if (excluded(args_.excluded_namespaces, ns)) {
+        ctx_.skip(pod, plugin_, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        continue;
+      }
+      if (std::optional<std::string> why = scope_.filter->reject_reason(pod, {})) {
+        ctx_.skip(pod, plugin_, std::move(*why));
+        continue;
+      }
+      if (only_thresholding && !requests_thresholding_resource(pod)) {
+        ctx_.skip(pod, plugin_,
+                  "requests none of the thresholds' resources: evictionModes "
+                  "OnlyThresholdingResources");
+        continue;
+      }
+      out.push_back(rank_of(snapshot_, pod));
+    }
+    std::sort(out.begin(), out.end(), evicted_before_upstream);
+    return out;
+  }
+
+  bool requests_thresholding_resource(PodId pod) const {
+    const placement::ResourceList& requests = ctx_.index().requests(pod);
+    for (const auto& entry : args_.thresholds) {
+      if (entry.first != placement::kPods && requests.get(entry.first) > 0) return true;
+    }
+    return false;
+  }
+
+  std::string name(NodeId node) const { return snapshot_.nodes[node].meta.name; }
+
+  // "te7 requested cpu 10.0% -> 13.1%": `resources` of `node` before and after adding `share`.
+  std::string change_text(NodeId node, const std::vector<std::string>& resources,
+                          const Percentages& share, double sign) const {
+    std::string out = name(node) + " (";
+    for (size_t i = 0; i < resources.size(); ++i) {
+      const std::string& r = resources[i];
+      double before = predicted_.of(node).at(r);
+      out += (i > 0 ? ", " : "") + std::string(real_usage_ ? "" : "requested ") + r + " " +
+             percent_text(before) + " -> " +
+             percent_text(std::max(0.0, before + sign * share.at(r)));
+    }
+    return out + ")";
+  }
+
+  // Records the eviction and moves the pod's load in the running account.
+  void evict(PodId pod, NodeId source, NodeId target, std::string reason,
+             const policy::EvictionLimits* limits) {
+    ctx_.evict(pod, target, scope_.name, plugin_, std::move(reason), limits);
+    predicted_.move(source, target, load_of(pod));
+    record_move_after(ctx_, pod, source, target);
+  }
+
+  std::vector<NodeId> matching_scope(const std::vector<NodeId>& nodes) const {
+    std::vector<NodeId> out;
+    for (NodeId node : nodes) {
+      if (ctx_.matches_selector(node, scope_.node_selector)) out.push_back(node);
+    }
+    return out;
+  }
+
+  const char* plugin_;
+  const policy::NodeUtilizationArgs& args_;
+  const ProfileScope& scope_;
+  PlanContext& ctx_;
+  const placement::Snapshot& snapshot_;
+  bool real_usage_;
+  PredictedUsage predicted_;
+  std::vector<Percentages> high_;  // by node: the cap a target must stay within (may be empty)
+  std::vector<NodeId> known_, over_, under_;
+};
+
+class LowNodeUtilization : public NodeUtilization {
+ public:
+  LowNodeUtilization(const policy::NodeUtilizationArgs& args, const ProfileScope& scope,
+                     PlanContext& ctx)
+      : NodeUtilization("LowNodeUtilization", args, scope, ctx,
+                        args.metrics_utilization.source == "KubernetesMetrics") {
+    if (args.eviction_limit_node) limits_.node = *args.eviction_limit_node;
+  }
+
+  void run() {
+    if (args_.metrics_utilization.source == "Prometheus") {
+      note(
+          "metricsUtilization.source Prometheus classifies nodes on MetricResource, the value of "
+          "its own query per node, which the usage data does not carry: nothing evicted");
+      return;
+    }
+    if (!measure()) return;
+    classify_all({args_.thresholds, args_.target_thresholds}, false);
+    if (over_.empty()) return;
+    if (!enough_underutilized(nodes_text(over_.size()) + " overutilized")) return;
+    targets_ = matching_scope(under_);
+    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return load_of(pod); });
+    std::vector<std::pair<double, NodeId>> sources;
+    for (NodeId node : over_) {
+      sources.emplace_back(-weighted_load(predicted_.of(node), high_[node], {}), node);
+    }
+    std::sort(sources.begin(), sources.end());
+    for (const auto& source : sources) relieve(source.second);
+  }
+
+ private:
+  void relieve(NodeId source) {
+    std::vector<PodRank> candidates = candidates_on(source, false);
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      PodId pod = candidates[i].pod;
+      Percentages excess = excess_over(predicted_.of(source), high_[source]);
+      if (excess.empty()) {
+        for (size_t k = i; k < candidates.size(); ++k) {
+          ctx_.skip(candidates[k].pod, plugin_,
+                    "node relieved: " + name(source) +
+                        " is within its targetThresholds after the evictions planned");
+        }
+        return;
+      }
+      PodAmounts load = load_of(pod);
+      Percentages share = predicted_.share(source, load);
+      std::vector<std::string> over;
+      double relief = 0;
+      for (const auto& entry : excess) {
+        over.push_back(entry.first);
+        relief += share.at(entry.first);
+      }
+      if (relief <= kEpsilon) {
+        ctx_.skip(pod, plugin_,
+                  "no relief: " + std::string(real_usage_ ? "est. " : "requests ") +
+                      amount_text(over.front(), load.amount(over.front())) + ", nothing of what " +
+                      name(source) + " is over on");
+        continue;
+      }
+      if (std::optional<std::string> limit = ctx_.limit_reason(pod, &limits_)) {
+        ctx_.skip(pod, plugin_, std::move(*limit));
+        continue;
+      }
+      TargetSearch search =
+          find_target(ctx_, pod, targets_, predicted_, high_, load, TargetOrder::kBest,
+                      nodes_text(under_.size()) + " underutilized, none matching nodeSelector");
+      if (!search.target) {
+        ctx_.skip(pod, plugin_, search.why_not);
+        continue;
+      }
+      NodeId target = *search.target;
+      std::string reason = name(source) + " " + (real_usage_ ? "" : "requested ");
+      for (size_t k = 0; k < over.size(); ++k) {
+        reason += (k > 0 ? ", " : "") + over[k] + " " +
+                  percent_text(predicted_.of(source).at(over[k])) + " > " +
+                  setting_text(high_[source].at(over[k]));
+      }
+      reason += ": evict " + snapshot_.pods[pod].key() + " -> " +
+                change_text(target, over, predicted_.share(target, load), +1);
+      evict(pod, source, target, std::move(reason), &limits_);
+    }
+  }
+
+  policy::EvictionLimits limits_;
+  std::vector<NodeId> targets_;
+};
+
+class HighNodeUtilization : public NodeUtilization {
+ public:
+  HighNodeUtilization(const policy::NodeUtilizationArgs& args, const ProfileScope& scope,
+                      PlanContext& ctx)
+      : NodeUtilization("HighNodeUtilization", args, scope, ctx, false) {}
+
+  void run() {
+    if (!measure()) return;
+    classify_all({args_.thresholds, {}}, true);
+    if (under_.empty()) return;
+    std::vector<NodeId> destinations;
+    for (NodeId node : known_) {
+      if (ctx_.node_state(node).node_class != NodeClass::kUnderutilized &&
+          !snapshot_.nodes[node].unschedulable) {
+        destinations.push_back(node);
+      }
+    }
+    if (under_.size() <= static_cast<size_t>(std::max(args_.number_of_nodes, 0))) {
+      note(nodes_text(under_.size()) + " underutilized; numberOfNodes is " +
+           std::to_string(args_.number_of_nodes) +
+           " (it acts only when more are): nothing evicted");
+      return;
+    }
+    if (destinations.empty()) {
+      note("every schedulable node is underutilized: no node to pack onto, nothing evicted");
+      return;
+    }
+    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return load_of(pod); });
+    // Bin packing: the most requested destinations first; the emptiest sources first.
+    auto load_of_node = [this](NodeId node) {
+      return weighted_load(predicted_.of(node), args_.thresholds, {});
+    };
+    std::vector<std::pair<double, NodeId>> by_load;
+    for (NodeId node : matching_scope(destinations))
+      by_load.emplace_back(-load_of_node(node), node);
+    std::sort(by_load.begin(), by_load.end());
+    for (const auto& entry : by_load) targets_.push_back(entry.second);
+    std::vector<std::pair<double, NodeId>> sources;
+    for (NodeId node : under_) sources.emplace_back(load_of_node(node), node);
+    std::sort(sources.begin(), sources.end());
+    bool only_thresholding = std::find(args_.eviction_modes.begin(), args_.eviction_modes.end(),
+                                       "OnlyThresholdingResources") != args_.eviction_modes.end();
+    for (const auto& source : sources) drain(source.second, only_thresholding);
+  }
+
+ private:
+  void drain(NodeId source, bool only_thresholding) {
+    std::vector<std::string> shown(args_.thresholds.size());
+    std::transform(args_.thresholds.begin(), args_.thresholds.end(), shown.begin(),
+                   [](const auto& entry) { return entry.first; });
+    for (const PodRank& rank : candidates_on(source, only_thresholding)) {
+      PodId pod = rank.pod;
+      if (std::optional<std::string> limit = ctx_.limit_reason(pod, nullptr)) {
+        ctx_.skip(pod, plugin_, std::move(*limit));
+        continue;
+      }
+      PodAmounts load = load_of(pod);
+      TargetSearch search =
+          find_target(ctx_, pod, targets_, predicted_, high_, load, TargetOrder::kFirstFeasible,
+                      "no schedulable node that is not underutilized matches nodeSelector");
+      if (!search.target) {
+        ctx_.skip(pod, plugin_, search.why_not);
+        continue;
+      }
+      NodeId target = *search.target;
+      std::string reason = name(source) + " underutilized (" + ctx_.node_state(source).why +
+                           "): evict " + snapshot_.pods[pod].key() + " to pack it -> " +
+                           change_text(target, shown, predicted_.share(target, load), +1);
+      evict(pod, source, target, std::move(reason), nullptr);
+    }
+  }
+
+  std::vector<NodeId> targets_;
+};
+
+}  // namespace
+
+void run_low_node_utilization(const policy::NodeUtilizationArgs& args, const ProfileScope& scope,
+                              PlanContext& ctx) {
+  LowNodeUtilization(args, scope, ctx).run();
+}
+
+void run_high_node_utilization(const policy::NodeUtilizationArgs& args, const ProfileScope& scope,
+                               PlanContext& ctx) {
+  HighNodeUtilization(args, scope, ctx).run();
+}
+
+}  // namespace loadshift::strategies

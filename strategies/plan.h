@@ -1,0 +1,85 @@
+// The Plan: what one descheduling cycle would evict, where each pod can go, and why every other
+// pod it looked at stays. make_plan() is a pure function of (Snapshot index, UsageMap, Policy):
+// the controller and the dry-run report call the same function.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "metrics/usage.h"
+#include "placement/cluster_index.h"
+#include "policy/policy.h"
+
+namespace loadshift::strategies {
+
+using placement::NodeId;
+using placement::PodId;
+
+struct EvictionDecision {
+  PodId pod = 0;
+  NodeId node = placement::kNoNode;    // where it runs now
+  NodeId target = placement::kNoNode;  // where the placement core proved it fits (kNoNode only
+                                       // for deschedule plugins without nodeFit)
+  std::string profile;
+  std::string strategy;  // plugin name, e.g. "LoadAware"
+  // For a person: "te3 cpu 92.0% > 80%: evict default/x (est. 0.5 cpu) -> te5 (cpu 21% -> 27%)"
+  std::string reason;
+};
+
+struct SkippedPod {
+  PodId pod = 0;
+  NodeId node = placement::kNoNode;
+  std::string strategy;
+  // A short, stable reason first, then detail after ": ", e.g.
+  // "priority at or above threshold: 2000001000 >= 2000000000". The report groups by the part
+  // before the first ": ".
+  std::string reason;
+};
+
+enum class NodeClass { kUnknown, kUnderutilized, kAppropriate, kOverutilized };
+const char* to_string(NodeClass c);  // "unknown", "underutilized", "appropriate", "overutilized"
+
+struct NodeState {
+  NodeId node = placement::kNoNode;
+  std::string pool;  // usage-pool label value, may be empty
+  NodeClass node_class = NodeClass::kUnknown;
+  std::optional<double> cpu, memory;              // percent now (empty: unknown)
+  std::optional<double> cpu_after, memory_after;  // predicted after the plan
+  // The watermarks the node was classified against (resource -> percent), for the report's bars.
+  policy::Percentages thresholds, target_thresholds;
+  std::string why;  // e.g. "unknown: no cpu series", "cpu 92.0% > 80%"
+  std::string classified_by;  // plugin that classified it ("" when none did)
+};
+
+struct Plan {
+  std::vector<EvictionDecision> evictions;  // in the order they should be carried out
+  std::vector<SkippedPod> skipped;
+  std::vector<NodeState> nodes;  // one per node of the snapshot, in snapshot order
+  // What a plugin did not do and why ("LoadAware: 80% of nodes have usage data, policy needs
+  // 90%; nothing evicted"), and other notes for a person.
+  std::vector<std::string> notes;
+};
+
+struct PlanOptions {
+  // "Now", for minPodAge and pod ages; the report's --at.
+  std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+};
+
+// Runs every profile of `policy` as the descheduler does (all deschedule plugins of every profile,
+// then all balance plugins), with the policy's limits shared across them. `index` is built over the
+// Snapshot with the policy's pool label and GPU options.
+Plan make_plan(const placement::ClusterIndex& index, const metrics::UsageMap& usage,
+               const policy::Policy& policy, const PlanOptions& options = {});
+
+// The placement options the policy asks for (the usage-pool label of its first LoadAware), to
+// build the index.
+placement::PlacementOptions placement_options(const policy::Policy& policy);
+
+// True when make_plan() has a strategy for the deschedule or balance plugin `plugin`.
+bool has_strategy(std::string_view plugin);
+
+}  // namespace loadshift::strategies

@@ -1,0 +1,240 @@
+// PlanContext: the node table, the scope, the limits and the bookkeeping of one make_plan() call.
+#include "strategies/plan_context.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "policy/selector_string.h"
+
+namespace loadshift::strategies {
+namespace {
+
+bool ready(const placement::Node& node) {
+  const placement::NodeCondition* condition = node.condition("Ready");
+  return condition != nullptr && condition->status == "True";
+}
+
+// "ns/Kind/name" of the pod's controller owner, or empty.
+std::string workload_of(const placement::Pod& pod) {
+  const placement::OwnerReference* owner = pod.controller();
+  if (owner == nullptr) return "";
+  return pod.meta.namespace_ + "/" + owner->kind + "/" + owner->name;
+}
+
+std::string job_label(const placement::GangJob& job) {
+  return job.namespace_ + "/" + job.name;
+}
+
+// A pod of a gang that counts toward its minAvailable: running, bound, not being deleted.
+bool running_member(const placement::Snapshot& snapshot, const placement::GangJob& job,
+                    size_t member) {
+  const placement::Pod& pod = snapshot.pods[job.pods[member]];
+  return job.live_nodes[member] != placement::kNoNode &&
+         pod.phase == placement::PodPhase::kRunning && !pod.meta.deleting;
+}
+
+}  // namespace
+
+PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::UsageMap& usage,
+                         const policy::Policy& policy, const PlanOptions& options, Plan& plan)
+    : index_(index),
+      usage_(usage),
+      policy_(policy),
+      options_(options),
+      plan_(plan),
+      placer_(index),
+      ledger_(index.snapshot().nodes.size()) {
+  const placement::Snapshot& snap = index.snapshot();
+  const size_t node_count = snap.nodes.size();
+  in_scope_.assign(node_count, false);
+  evicted_per_node_.assign(node_count, 0);
+
+  std::optional<placement::LabelSelector> scope_selector;
+  try {
+    scope_selector = policy::parse_selector_string(policy.node_selector);
+  } catch (const std::invalid_argument& e) {
+    plan_.notes.push_back("policy nodeSelector \"" + policy.node_selector +
+                          "\" cannot be parsed (" + e.what() + "); no node is in scope");
+  }
+
+  const std::string& pool_label = index.options().pool_label;
+  plan_.nodes.clear();
+  plan_.nodes.reserve(node_count);
+  for (NodeId id = 0; id < node_count; ++id) {
+    const placement::Node& node = snap.nodes[id];
+    NodeState state;
+    state.node = id;
+    if (const std::string* pool = node.meta.labels.find(pool_label)) state.pool = *pool;
+    if (const metrics::NodeUsage* found = usage.find(node.meta.name)) {
+      state.cpu = found->cpu.percent;
+      state.memory = found->memory.percent;
+    } else if (auto unknown = usage.unknown.find(node.meta.name); unknown != usage.unknown.end()) {
+      state.why = "unknown: " + unknown->second;
+    } else {
+      state.why = "unknown: no usage data for this node";
+    }
+    plan_.nodes.push_back(std::move(state));
+    in_scope_[id] = ready(node) && !node.meta.deleting && scope_selector &&
+                    placement::matches(*scope_selector, node.meta.labels);
+  }
+}
+
+const metrics::NodeUsage* PlanContext::node_usage(NodeId node) const {
+  if (node >= index_.snapshot().nodes.size()) return nullptr;
+  return usage_.find(index_.snapshot().nodes[node].meta.name);
+}
+
+bool PlanContext::matches_selector(NodeId node, const std::string& selector) const {
+  if (selector.empty()) return true;
+  auto it = selectors_.find(selector);
+  if (it == selectors_.end()) {
+    std::optional<placement::LabelSelector> parsed;
+    try {
+      parsed = policy::parse_selector_string(selector);
+    } catch (const std::invalid_argument& e) {
+      plan_.notes.push_back("node selector \"" + selector + "\" cannot be parsed (" + e.what() +
+                            "); it matches no node");
+    }
+    it = selectors_.emplace(selector, std::move(parsed)).first;
+  }
+  return it->second && node < index_.snapshot().nodes.size() &&
+         placement::matches(*it->second, index_.snapshot().nodes[node].meta.labels);
+}
+
+PodLoad PlanContext::pod_load(PodId pod) const {
+  const placement::Pod& p = index_.snapshot().pods[pod];
+  if (!usage_.pods.empty()) {
+    auto it = usage_.pods.find(p.key());
+    if (it != usage_.pods.end()) return {it->second.cpu_milli, it->second.memory_bytes, true};
+  }
+  const placement::ResourceList& requests = index_.requests(pod);
+  return {static_cast<double>(requests.cpu_milli), static_cast<double>(requests.memory), false};
+}
+
+std::optional<std::string> PlanContext::limit_reason(PodId pod,
+                                                     const policy::EvictionLimits* limits) const {
+  const placement::Snapshot& snap = index_.snapshot();
+  const placement::Pod& p = snap.pods[pod];
+  if (planned(pod)) {
+    for (const EvictionDecision& decision : plan_.evictions) {
+      if (decision.pod == pod) return "already planned by " + decision.strategy;
+    }
+    return std::string("already planned");
+  }
+
+  const NodeId node = index_.node_of(pod);
+  const std::string node_name = node == placement::kNoNode ? "" : snap.nodes[node].meta.name;
+  const uint32_t on_node = node == placement::kNoNode ? 0 : evicted_per_node_[node];
+  auto namespace_count = evicted_per_namespace_.find(p.meta.namespace_);
+  const uint32_t in_namespace =
+      namespace_count == evicted_per_namespace_.end() ? 0 : namespace_count->second;
+
+  if (policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total) {
+    return "total eviction limit reached: " + std::to_string(evicted_total_) + " of " +
+           std::to_string(*policy_.max_pods_to_evict_total) + " (maxNoOfPodsToEvictTotal)";
+  }
+  if (policy_.max_pods_to_evict_per_node && node != placement::kNoNode &&
+      on_node >= *policy_.max_pods_to_evict_per_node) {
+    return "node eviction limit reached: " + std::to_string(on_node) + " of " +
+           std::to_string(*policy_.max_pods_to_evict_per_node) + " from " + node_name +
+           " (maxNoOfPodsToEvictPerNode)";
+  }
+  if (policy_.max_pods_to_evict_per_namespace &&
+      in_namespace >= *policy_.max_pods_to_evict_per_namespace) {
+    return "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
+           std::to_string(*policy_.max_pods_to_evict_per_namespace) + " in " + p.meta.namespace_ +
+           " (maxNoOfPodsToEvictPerNamespace)";
+  }
+  if (limits != nullptr) {
+    if (limits->node && node != placement::kNoNode && on_node >= *limits->node) {
+      return "node eviction limit reached: " + std::to_string(on_node) + " of " +
+             std::to_string(*limits->node) + " from " + node_name + " (evictionLimits.node)";
+    }
+    if (limits->namespace_ && in_namespace >= *limits->namespace_) {
+      return "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
+             std::to_string(*limits->namespace_) + " in " + p.meta.namespace_ +
+             " (evictionLimits.namespace)";
+    }
+    if (limits->workload) {
+      std::string workload = workload_of(p);
+      if (!workload.empty()) {
+        auto it = evicted_per_workload_.find(workload);
+        uint32_t count = it == evicted_per_workload_.end() ? 0 : it->second;
+        if (count >= *limits->workload) {
+          return "workload eviction limit reached: " + std::to_string(count) + " of " +
+                 std::to_string(*limits->workload) + " from " + workload +
+                 " (evictionLimits.workload)";
+        }
+      }
+    }
+  }
+
+  const placement::JobId job_id = index_.gangs().job_of(pod);
+  if (job_id != placement::kNoJob) {
+    const placement::GangJob& job = index_.gangs().job(job_id);
+    auto it = evicted_per_job_.find(job_id);
+    const uint32_t evicted = it == evicted_per_job_.end() ? 0 : it->second;
+    if (evicted > 0) {
+      return "Volcano job already disrupted this cycle: job " + job_label(job) + " has " +
+             std::to_string(evicted) + " pod(s) planned for eviction (at most one per cycle)";
+    }
+    int64_t running = 0;
+    bool pod_running = false;
+    for (size_t i = 0; i < job.pods.size(); ++i) {
+      if (!running_member(snap, job, i)) continue;
+      ++running;
+      if (job.pods[i] == pod) pod_running = true;
+    }
+    // Only a running member leaves the gang short when evicted; the count keeps what this plan
+    // already takes away.
+    const int64_t after = running - static_cast<int64_t>(evicted) - (pod_running ? 1 : 0);
+    if (pod_running && after < job.min_available) {
+      return "Volcano job at minAvailable: job " + job_label(job) + " has " +
+             std::to_string(running - static_cast<int64_t>(evicted)) +
+             " running pods, minAvailable " + std::to_string(job.min_available) +
+             "; evicting would leave " + std::to_string(after);
+    }
+  }
+  return std::nullopt;
+}
+
+void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
+                        const std::string& strategy, std::string reason,
+                        const policy::EvictionLimits* limits) {
+  if (std::optional<std::string> refused = limit_reason(pod, limits)) {
+    throw std::logic_error("PlanContext::evict: " + index_.snapshot().pods[pod].key() + " (" +
+                           strategy + ") refused by the limits: " + *refused +
+                           "; call limit_reason() first");
+  }
+  const placement::Pod& p = index_.snapshot().pods[pod];
+  const NodeId from = index_.node_of(pod);
+  plan_.evictions.push_back(
+      EvictionDecision{pod, from, target, profile, strategy, std::move(reason)});
+  if (target != placement::kNoNode) ledger_.reserve(pod, from, target, index_.requests(pod));
+  evicted_.insert(pod);
+  if (from != placement::kNoNode) ++evicted_per_node_[from];
+  ++evicted_per_namespace_[p.meta.namespace_];
+  if (std::string workload = workload_of(p); !workload.empty()) {
+    ++evicted_per_workload_[workload];
+  }
+  if (placement::JobId job = index_.gangs().job_of(pod); job != placement::kNoJob) {
+    ++evicted_per_job_[job];
+  }
+  ++evicted_total_;
+
+  auto skipped = skipped_at_.find(pod);
+  if (skipped != skipped_at_.end()) {
+    const size_t at = skipped->second;
+    skipped_at_.erase(skipped);
+    plan_.skipped.erase(plan_.skipped.begin() + static_cast<std::ptrdiff_t>(at));
+    for (size_t i = at; i < plan_.skipped.size(); ++i) skipped_at_[plan_.skipped[i].pod] = i;
+  }
+}
+
+void PlanContext::skip(PodId pod, const std::string& strategy, std::string reason) {
+  if (evicted_.count(pod) != 0 || skipped_at_.count(pod) != 0) return;
+  skipped_at_.emplace(pod, plan_.skipped.size());
+  plan_.skipped.push_back(SkippedPod{pod, index_.node_of(pod), strategy, std::move(reason)});
+}
+
+}  // namespace loadshift::strategies

@@ -1,0 +1,103 @@
+// PlanContext: the state one make_plan() call shares between plugins — the Ledger, the limits and
+// what is already planned — so that every plugin goes through the same checks. Internal to
+// strategies/.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "metrics/usage.h"
+#include "placement/cluster_index.h"
+#include "placement/ledger.h"
+#include "placement/placer.h"
+#include "strategies/evictability.h"
+#include "strategies/plan.h"
+
+namespace loadshift::strategies {
+
+// A pod's estimated usage: its own Prometheus usage when the UsageMap has it, else its requests.
+struct PodLoad {
+  double cpu_milli = 0;
+  double memory_bytes = 0;
+  bool measured = false;  // true: from the UsageMap; false: from requests
+};
+
+// What a profile gives its plugins.
+struct ProfileScope {
+  std::string name;
+  const EvictionFilter* filter = nullptr;
+  bool node_fit = false;  // DefaultEvictor nodeFit
+  // Nodes nodeFit may target: DefaultEvictor nodeSelector (empty: all).
+  std::string node_selector;
+};
+
+class PlanContext {
+ public:
+  // All references must outlive the context. Fills plan.nodes with one NodeState per node (usage
+  // from `usage`, class unknown until a plugin classifies it).
+  PlanContext(const placement::ClusterIndex& index, const metrics::UsageMap& usage,
+              const policy::Policy& policy, const PlanOptions& options, Plan& plan);
+
+  const placement::ClusterIndex& index() const { return index_; }
+  const placement::Snapshot& snapshot() const { return index_.snapshot(); }
+  const placement::Placer& placer() const { return placer_; }
+  const placement::Ledger& ledger() const { return ledger_; }
+  const metrics::UsageMap& usage() const { return usage_; }
+  const PlanOptions& options() const { return options_; }
+  Plan& plan() { return plan_; }
+
+  // Usage of `node` from the UsageMap, or nullptr when unknown.
+  const metrics::NodeUsage* node_usage(NodeId node) const;
+  // Nodes in scope: Ready, not being deleted, matching the policy's top-level nodeSelector.
+  bool in_scope(NodeId node) const { return in_scope_[node]; }
+  // Whether `node` matches a label-selector string ("a=b,c in (d)"; empty matches all). Each
+  // string is parsed once; one that cannot be parsed matches no node and adds a plan note.
+  bool matches_selector(NodeId node, const std::string& selector) const;
+
+  PodLoad pod_load(PodId pod) const;
+
+  // Why `pod` may not be evicted now because of what the plan already holds: already planned,
+  // per-node / per-namespace / total limits of the policy, the plugin's own limits (`limits`, may
+  // be null), one pod per Volcano job per cycle, the job's minAvailable. nullopt: allowed.
+  // Every limit counts the evictions of the whole plan (all plugins and profiles), the plugin's
+  // own limits included. The reason's phrase names the limit, e.g. "node eviction limit reached:
+  // 2 of 2 from te3 (maxNoOfPodsToEvictPerNode)".
+  std::optional<std::string> limit_reason(PodId pod, const policy::EvictionLimits* limits) const;
+
+  // Records the eviction: the decision, the Ledger reservation (when target != kNoNode), the
+  // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
+  // std::logic_error (a plugin bug) when the limits refuse the pod.
+  void evict(PodId pod, NodeId target, const std::string& profile, const std::string& strategy,
+             std::string reason, const policy::EvictionLimits* limits);
+  // Records a pod that was looked at and stays. A pod skipped by several plugins keeps the first
+  // reason; a pod later evicted loses its skip entries.
+  void skip(PodId pod, const std::string& strategy, std::string reason);
+  bool planned(PodId pod) const { return ledger_.planned_node(pod) != placement::kNoNode ||
+                                         evicted_.count(pod) != 0; }
+  NodeState& node_state(NodeId node) { return plan_.nodes[node]; }
+
+ private:
+  const placement::ClusterIndex& index_;
+  const metrics::UsageMap& usage_;
+  const policy::Policy& policy_;
+  PlanOptions options_;
+  Plan& plan_;
+  placement::Placer placer_;
+  placement::Ledger ledger_;
+  std::vector<bool> in_scope_;
+  std::unordered_set<PodId> evicted_;
+  std::unordered_map<PodId, size_t> skipped_at_;  // pod -> index in plan_.skipped
+  std::vector<uint32_t> evicted_per_node_;
+  std::map<std::string, uint32_t, std::less<>> evicted_per_namespace_;
+  std::map<std::string, uint32_t, std::less<>> evicted_per_workload_;  // "ns/Kind/name"
+  std::unordered_map<uint32_t, uint32_t> evicted_per_job_;            // JobId -> count
+  uint32_t evicted_total_ = 0;
+  // Selector strings parsed by matches_selector(); empty optional: could not be parsed.
+  mutable std::map<std::string, std::optional<placement::LabelSelector>, std::less<>> selectors_;
+};
+
+}  // namespace loadshift::strategies

@@ -1,0 +1,145 @@
+// make_plan(): runs the profiles of a policy the way the descheduler does — every deschedule plugin
+// of every profile, then every balance plugin of every profile — over one shared PlanContext, so
+// limits and reservations hold across plugins and profiles.
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string_view>
+#include <variant>
+
+#include "policy/plugin_schemas.h"
+#include "strategies/plan.h"
+#include "strategies/plan_context.h"
+#include "strategies/plugins.h"
+
+namespace loadshift::strategies {
+namespace {
+
+// A strategy: runs one enabled plugin of a profile.
+using Strategy = std::function<void(const policy::PluginArgs&, const ProfileScope&, PlanContext&)>;
+
+template <typename Args>
+Strategy strategy_of(void (*run)(const Args&, const ProfileScope&, PlanContext&)) {
+  return [run](const policy::PluginArgs& args, const ProfileScope& scope, PlanContext& ctx) {
+    run(std::get<Args>(args), scope, ctx);
+  };
+}
+
+// Each deschedule and balance plugin the policy module knows, by name.
+const Strategy* find_strategy(std::string_view name) {
+  static const std::map<std::string_view, Strategy> kStrategies{
+      {"LoadAware", strategy_of(&run_load_aware)},
+      {"LowNodeUtilization", strategy_of(&run_low_node_utilization)},
+      {"HighNodeUtilization", strategy_of(&run_high_node_utilization)},
+      {"RemovePodsViolatingNodeAffinity", strategy_of(&run_node_affinity)},
+      {"RemovePodsViolatingNodeTaints", strategy_of(&run_node_taints)},
+  };
+  auto it = kStrategies.find(name);
+  return it == kStrategies.end() ? nullptr : &it->second;
+}
+
+policy::DefaultEvictorArgs evictor_args(const policy::Profile& profile) {
+  if (const policy::PluginConfig* config = profile.config("DefaultEvictor")) {
+    if (const auto* args = std::get_if<policy::DefaultEvictorArgs>(&config->args)) return *args;
+  }
+  return std::get<policy::DefaultEvictorArgs>(policy::default_default_evictor_args());
+}
+
+void run_extension_point(const policy::Policy& policy,
+                         const std::vector<std::unique_ptr<EvictionFilter>>& filters, bool balance,
+                         PlanContext& ctx) {
+  for (size_t i = 0; i < policy.profiles.size(); ++i) {
+    const policy::Profile& profile = policy.profiles[i];
+    const policy::DefaultEvictorArgs& evictor = filters[i]->args();
+    ProfileScope scope{profile.name, filters[i].get(), evictor.node_fit, evictor.node_selector};
+    const std::vector<std::string>& enabled =
+        balance ? profile.plugins.balance.enabled : profile.plugins.deschedule.enabled;
+    for (const std::string& name : enabled) {
+      const Strategy* strategy = find_strategy(name);
+      const policy::PluginConfig* config = profile.config(name);
+      if (strategy == nullptr || config == nullptr) {
+        // The policy loader accepts only plugins with a schema; a schema without a strategy is a
+        // loadshift bug, said plainly rather than skipped in silence.
+        ctx.plan().notes.push_back("profile " + profile.name + ": plugin " + name +
+                                   " has no strategy in this build; nothing planned for it");
+        continue;
+      }
+      (*strategy)(config->args, scope, ctx);
+    }
+  }
+}
+
+const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy) {
+  for (const policy::Profile& profile : policy.profiles) {
+    for (const std::string& name : profile.plugins.balance.enabled) {
+      if (name != "LoadAware") continue;
+      const policy::PluginConfig* config = profile.config(name);
+      if (config == nullptr) continue;
+      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config->args)) return args;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+const char* to_string(NodeClass c) {
+  switch (c) {
+    case NodeClass::kUnknown:
+      return "unknown";
+    case NodeClass::kUnderutilized:
+      return "underutilized";
+    case NodeClass::kAppropriate:
+      return "appropriate";
+    case NodeClass::kOverutilized:
+      return "overutilized";
+  }
+  return "unknown";
+}
+
+placement::PlacementOptions placement_options(const policy::Policy& policy) {
+  placement::PlacementOptions options;
+  for (const policy::Profile& profile : policy.profiles) {
+    for (const policy::PluginConfig& config : profile.plugin_config) {
+      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config.args)) {
+        options.pool_label = args->usage_pool_label;
+        return options;
+      }
+    }
+  }
+  return options;
+}
+
+bool has_strategy(std::string_view plugin) {
+  return find_strategy(plugin) != nullptr;
+}
+
+Plan make_plan(const placement::ClusterIndex& index, const metrics::UsageMap& usage,
+               const policy::Policy& policy, const PlanOptions& options) {
+  Plan plan;
+  PlanContext ctx(index, usage, policy, options, plan);
+  std::vector<std::unique_ptr<EvictionFilter>> filters;
+  filters.reserve(policy.profiles.size());
+  for (const policy::Profile& profile : policy.profiles) {
+    filters.push_back(std::make_unique<EvictionFilter>(index, evictor_args(profile), options.now));
+  }
+  // Deschedule plugins must not send pods to nodes LoadAware would call overutilized: classify
+  // first with the first enabled LoadAware's watermarks (its own run classifies again).
+  if (const policy::LoadAwareArgs* load_aware = first_load_aware(policy)) {
+    classify_load_aware(*load_aware, ctx);
+  }
+  run_extension_point(policy, filters, /*balance=*/false, ctx);
+  run_extension_point(policy, filters, /*balance=*/true, ctx);
+  for (const std::string& warning : index.warnings()) plan.notes.push_back(warning);
+  // A classification note may be made twice (before deschedule and in LoadAware): keep the first.
+  std::vector<std::string> notes;
+  for (std::string& note : plan.notes) {
+    if (std::find(notes.begin(), notes.end(), note) == notes.end())
+      notes.push_back(std::move(note));
+  }
+  plan.notes = std::move(notes);
+  return plan;
+}
+
+}  // namespace loadshift::strategies

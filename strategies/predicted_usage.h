@@ -1,0 +1,74 @@
+// Predicted usage: what each node would use, percent per resource, once the moves of the plan
+// so far are carried out — the running account balance plugins keep so that a source stops when
+// it is relieved and a target is never pushed over its own watermarks. Internal to strategies/.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "strategies/plan_context.h"
+#include "strategies/watermarks.h"
+
+namespace loadshift::strategies {
+
+// A pod's load in absolute amounts: cpu and memory as estimated, every other resource from its
+// requests, and one pod.
+struct PodAmounts {
+  double cpu_milli = 0;
+  double memory_bytes = 0;
+  bool measured = false;  // cpu and memory are the pod's own usage, not its requests
+  const placement::ResourceList* requests = nullptr;  // for resources other than cpu and memory
+  double amount(std::string_view resource) const;
+};
+
+// "0.5 cpu", "1.5Gi memory", "1 pod", "2 nvidia.com/gpu": an amount of a pod's load for reasons.
+std::string amount_text(std::string_view resource, double amount);
+
+// cpu and memory from ctx.pod_load (own usage, else requests).
+PodAmounts estimated_load(const PlanContext& ctx, PodId pod);
+// Everything from the pod's effective requests (requests-based LowNodeUtilization).
+PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod);
+
+// The node's allocatable amount of `resource` (cpu in millicores), or its capacity when
+// allocatable does not list it.
+double allocatable_of(const placement::Node& node, std::string_view resource);
+// `amount` of `resource` as a percent of the node's allocatable. A node with none of it: 0 for
+// nothing, else 1e9 (never fits under a watermark).
+double percent_of(const placement::Node& node, std::string_view resource, double amount);
+
+class PredictedUsage {
+ public:
+  // Tracks `resources` (e.g. cpu, memory, pods) on the nodes of `snapshot`; no node known yet.
+  PredictedUsage(const placement::Snapshot& snapshot, std::vector<std::string> resources);
+
+  // The node's usage now; it becomes known. Resources not tracked are dropped.
+  void set(NodeId node, const Percentages& usage);
+  bool known(NodeId node) const { return known_[node]; }
+  // Predicted usage of a known node (empty for unknown ones).
+  const Percentages& of(NodeId node) const { return usage_[node]; }
+  const std::vector<std::string>& resources() const { return resources_; }
+
+  // The pod's share of `node` per tracked resource.
+  Percentages share(NodeId node, const PodAmounts& load) const;
+  // The pod leaves `from` and lands on `to` (either may be kNoNode or unknown: left alone).
+  // Usage never goes below 0.
+  void move(NodeId from, NodeId to, const PodAmounts& load);
+  // Applies every eviction the plan already holds (earlier plugins and profiles), the load of
+  // each pod given by `load`.
+  void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
+
+ private:
+  const placement::Snapshot& snapshot_;
+  std::vector<std::string> resources_;
+  std::vector<Percentages> usage_;
+  std::vector<bool> known_;
+};
+
+// The report's after-columns for a move: node_state(n).cpu_after / memory_after go down on
+// `from` and up on `to` by the pod's estimated load, starting from the node's measured usage (or
+// an earlier prediction). Nodes without measured usage are left alone.
+void record_move_after(PlanContext& ctx, PodId pod, NodeId from, NodeId to);
+
+}  // namespace loadshift::strategies

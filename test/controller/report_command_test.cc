@@ -1,0 +1,338 @@
+// `loadshift report` as run_report() sees it: every kind of bad input exits 2 with a message that
+// names the flag or file and what was expected; the bundled example makes a plan.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include "controller/commands.h"
+#include "controller/report_time.h"
+#include "controller/usage_sources.h"
+#include "metrics/file_source.h"
+#include "policy/loader.h"
+
+using namespace loadshift::controller;
+namespace fs = std::filesystem;
+
+namespace {
+
+const std::string kSeedPolicy =
+    LOADSHIFT_SOURCE_DIR "/test/data/shared/seed-examples/05-load-aware-policy.yaml";
+const std::string kCluster = LOADSHIFT_SOURCE_DIR "/examples/seed-cluster/cluster.yaml";
+const std::string kUsage = LOADSHIFT_SOURCE_DIR "/examples/seed-cluster/usage.json";
+
+struct Run {
+  int code = 0;
+  std::string out, err;
+};
+
+Run report(const ReportOptions& options) {
+  std::ostringstream out, err;
+  Run run;
+  run.code = run_report(options, out, err);
+  run.out = out.str();
+  run.err = err.str();
+  return run;
+}
+
+ReportOptions example_options() {
+  ReportOptions options;
+  options.policy_file = kSeedPolicy;
+  options.snapshot_files = {kCluster};
+  options.usage_file = kUsage;
+  options.at = "2026-11-22T04:00:00Z";
+  return options;
+}
+
+// A file in a fresh temporary directory, removed with the object.
+struct TempFile {
+  fs::path dir, path;
+  TempFile(const std::string& name, const std::string& text) {
+    dir = fs::temp_directory_path() /
+          ("loadshift-report-test-" + std::to_string(std::random_device{}()));
+    fs::create_directories(dir);
+    path = dir / name;
+    std::ofstream(path) << text;
+  }
+  ~TempFile() {
+    std::error_code ignored;
+    fs::remove_all(dir, ignored);
+  }
+};
+
+loadshift::policy::Policy load(const std::string& text) {
+  loadshift::policy::LoadResult result = loadshift::policy::load_policy(text, "test.yaml");
+  for (const auto& e : result.errors) FAIL_CHECK(e.to_string());
+  REQUIRE(result.ok());
+  return *result.policy;
+}
+
+}  // namespace
+
+TEST_CASE("report: a bad --at exits 2 naming the flag and the format", "[report]") {
+  ReportOptions options = example_options();
+  options.at = "yesterday";
+  Run run = report(options);
+  CHECK(run.code == 2);
+  CHECK(run.out.empty());
+  CHECK_THAT(run.err, Catch::Contains("--at: expected an RFC 3339 time such as "
+                                      "2026-11-22T04:00:00Z"));
+  CHECK_THAT(run.err, Catch::Contains("found \"yesterday\""));
+}
+
+TEST_CASE("report: --usage and --prometheus exclude each other", "[report]") {
+  ReportOptions options = example_options();
+  options.prometheus_url = "http://prometheus:9090";
+  Run run = report(options);
+  CHECK(run.code == 2);
+  CHECK_THAT(run.err, Catch::Contains("--usage and --prometheus exclude each other"));
+}
+
+TEST_CASE("report: without --snapshot it says the live-cluster client does not exist yet",
+          "[report]") {
+  ReportOptions options = example_options();
+  options.snapshot_files.clear();
+  Run run = report(options);
+  CHECK(run.code == 2);
+  CHECK(run.out.empty());
+  CHECK_THAT(run.err, Catch::Contains("--snapshot: no snapshot file given"));
+  CHECK_THAT(run.err, Catch::Contains("does not have yet"));
+  CHECK_THAT(run.err, Catch::Contains("kubectl get nodes,pods,pdb,priorityclasses,hypernodes"));
+}
+
+TEST_CASE("report: a missing or invalid policy exits 2 naming the file", "[report]") {
+  SECTION("no --policy") {
+    ReportOptions options = example_options();
+    options.policy_file.clear();
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("--policy: required"));
+  }
+  SECTION("a file that does not exist") {
+    ReportOptions options = example_options();
+    options.policy_file = "/nonexistent/policy.yaml";
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("/nonexistent/policy.yaml"));
+    CHECK(run.out.empty());
+  }
+  SECTION("an invalid policy: every error with its position") {
+    ReportOptions options = example_options();
+    options.policy_file = LOADSHIFT_SOURCE_DIR "/examples/policies/invalid-policy.yaml";
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("invalid-policy.yaml:15:7:"));
+    CHECK_THAT(run.err, Catch::Contains("invalid-policy.yaml: 6 errors"));
+  }
+}
+
+TEST_CASE("report: other bad flags and files exit 2 with what was expected", "[report]") {
+  SECTION("--output") {
+    ReportOptions options = example_options();
+    options.output = "yaml";
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("--output: expected table, json or markdown, found "
+                                        "\"yaml\""));
+  }
+  SECTION("--prometheus that is not an http(s) URL") {
+    ReportOptions options = example_options();
+    options.usage_file.clear();
+    options.prometheus_url = "ftp://prometheus";
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("--prometheus: expected an http(s) URL"));
+  }
+  SECTION("every flag problem at once") {
+    ReportOptions options;
+    options.at = "2026-13-01T00:00:00Z";
+    options.output = "xml";
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("--policy"));
+    CHECK_THAT(run.err, Catch::Contains("--snapshot"));
+    CHECK_THAT(run.err, Catch::Contains("--at"));
+    CHECK_THAT(run.err, Catch::Contains("--output"));
+  }
+  SECTION("a snapshot file that does not exist") {
+    ReportOptions options = example_options();
+    options.snapshot_files = {"/nonexistent/cluster.json"};
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("/nonexistent/cluster.json"));
+  }
+  SECTION("a usage file that is not usage JSON") {
+    TempFile usage("usage.json", R"({"nodes": {"te3": {"cpu": "hot"}}})");
+    ReportOptions options = example_options();
+    options.usage_file = usage.path.string();
+    Run run = report(options);
+    CHECK(run.code == 2);
+    CHECK_THAT(run.err, Catch::Contains("error: --usage: " + usage.path.string() + ": "));
+    CHECK(run.out.empty());
+  }
+}
+
+TEST_CASE("report: the bundled example makes a plan (exit 0) in every format", "[report]") {
+  ReportOptions options = example_options();
+  for (const char* format : {"table", "json", "markdown"}) {
+    options.output = format;
+    Run run = report(options);
+    INFO(format << "\n" << run.err);
+    CHECK(run.code == 0);
+    CHECK_FALSE(run.out.empty());
+  }
+  options.output = "json";
+  nlohmann::json doc = nlohmann::json::parse(report(options).out);
+  REQUIRE(doc["nodes"].size() == 8);
+  CHECK(doc["nodes"][2]["name"] == "te3");
+  CHECK(doc["nodes"][2]["class"] == "overutilized");
+  CHECK(doc["nodes"][2]["cpu"] == 92.0);
+}
+
+TEST_CASE("report time: RFC 3339 in, RFC 3339 out", "[report]") {
+  using std::chrono::system_clock;
+  auto at = parse_rfc3339("2026-11-22T04:00:00Z");
+  REQUIRE(at);
+  CHECK(format_rfc3339(*at) == "2026-11-22T04:00:00Z");
+  CHECK(parse_rfc3339("2026-11-22T06:00:00+02:00") == at);
+  CHECK(parse_rfc3339("2026-11-21T23:30:00-04:30") == at);
+  CHECK(parse_rfc3339("2026-11-22t04:00:00z") == at);
+  auto fraction = parse_rfc3339("2026-11-22T04:00:00.250Z");
+  REQUIRE(fraction);
+  CHECK(*fraction - *at == std::chrono::milliseconds(250));
+  CHECK(system_clock::to_time_t(*parse_rfc3339("1970-01-01T00:00:00Z")) == 0);
+  for (const char* bad :
+       {"", "2026-11-22", "2026-11-22T04:00:00", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
+        "2026-11-22T04:60:00Z", "2026-11-22T04:00:00.Z", "2026-11-22T04:00:00+0200",
+        "2026-11-22T04:00:00Z ", "22/11/2026", "2026-11-22X04:00:00Z"}) {
+    INFO(bad);
+    CHECK_FALSE(parse_rfc3339(bad));
+  }
+}
+
+TEST_CASE("usage sources: the policy's LoadAware metrics become PrometheusSettings", "[report]") {
+  loadshift::policy::Policy policy = load(R"(
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: LoadAware
+    args:
+      metrics:
+        type: Prometheus
+        address: http://prom.monitoring:9090
+        window: 2m
+        step: 15s
+        timeout: 20s
+        nodeLabel: node
+        nodeMatch: name
+        headers: {X-Scope-OrgID: team-a}
+        queries:
+          cpu: 'avg_over_time(cpu[{{window}}])'
+      sustainedFor: 10m
+      thresholds: {cpu: 30, memory: 30}
+      targetThresholds: {cpu: 80, memory: 85}
+  plugins:
+    balance:
+      enabled: [LoadAware]
+)");
+  const auto* load_aware = first_load_aware(policy);
+  REQUIRE(load_aware != nullptr);
+  auto at = parse_rfc3339("2026-11-22T04:00:00Z");
+  loadshift::metrics::PrometheusSettings s = prometheus_settings(load_aware->metrics, at);
+  CHECK(s.address == "http://prom.monitoring:9090");
+  CHECK(s.window_ms == 120000);
+  CHECK(s.step_ms == 15000);
+  CHECK(s.timeout_ms == 20000);
+  CHECK(s.cpu_query == "avg_over_time(cpu[{{window}}])");
+  CHECK(s.memory_query.empty());
+  CHECK(s.node_label == "node");
+  CHECK(s.node_match == loadshift::metrics::NodeMatchMode::kName);
+  CHECK(s.headers == std::map<std::string, std::string>{{"X-Scope-OrgID", "team-a"}});
+  CHECK(s.evaluation_time == at);
+
+  loadshift::metrics::UsageRequest request = usage_request(load_aware);
+  CHECK(request.pods);
+  CHECK(request.sustained_for_ms == 600000);
+  CHECK_FALSE(usage_request(nullptr).sustained_for_ms);
+
+  std::string why;
+  UsageFlags flags;
+  auto source = make_usage_source(flags, policy, &why);
+  CHECK(dynamic_cast<loadshift::metrics::PrometheusSource*>(source.get()) != nullptr);
+  CHECK(why.empty());
+  flags.usage_file = "usage.json";
+  source = make_usage_source(flags, policy, &why);
+  CHECK(dynamic_cast<loadshift::metrics::FileSource*>(source.get()) != nullptr);
+}
+
+TEST_CASE("usage sources: no LoadAware and no flag is said, never a silent default", "[report]") {
+  loadshift::policy::Policy policy = load(R"(
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: taints
+  plugins:
+    deschedule:
+      enabled: [RemovePodsViolatingNodeTaints]
+)");
+  CHECK(first_load_aware(policy) == nullptr);
+  std::string why;
+  CHECK(make_usage_source(UsageFlags{}, policy, &why) == nullptr);
+  CHECK_THAT(why, Catch::Contains("no usage source"));
+  UsageFlags flags;
+  flags.prometheus_url = "http://prom:9090";
+  CHECK(dynamic_cast<loadshift::metrics::PrometheusSource*>(
+            make_usage_source(flags, policy, &why).get()) != nullptr);
+
+  std::vector<loadshift::metrics::NodeIdentity> nodes{{"a", "10.0.0.1"}, {"b", ""}};
+  loadshift::metrics::UsageMap usage = usage_without_source(nodes, why);
+  CHECK(usage.nodes.empty());
+  CHECK(usage.unknown.size() == 2);
+  CHECK(usage.unknown.at("b") == "no usage source");
+  CHECK(usage.warnings == std::vector<std::string>{why});
+  CHECK(usage.origin == "none");
+}
+
+TEST_CASE("usage sources: node identities are the snapshot's names and InternalIPs", "[report]") {
+  loadshift::placement::Snapshot snapshot;
+  loadshift::placement::Node a, b;
+  a.meta.name = "a";
+  a.addresses = {{"Hostname", "a"}, {"InternalIP", "10.0.0.1"}};
+  b.meta.name = "b";
+  snapshot.nodes = {a, b};
+  auto nodes = node_identities(snapshot);
+  REQUIRE(nodes.size() == 2);
+  CHECK(nodes[0].name == "a");
+  CHECK(nodes[0].internal_ip == "10.0.0.1");
+  CHECK(nodes[1].name == "b");
+  CHECK(nodes[1].internal_ip.empty());
+}
+
+TEST_CASE("report: a policy without LoadAware and no usage flag still plans, and says so",
+          "[report]") {
+  TempFile policy("taints.yaml", R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: taints
+  plugins:
+    deschedule:
+      enabled: [RemovePodsViolatingNodeTaints]
+)");
+  ReportOptions options = example_options();
+  options.policy_file = policy.path.string();
+  options.usage_file.clear();
+  Run run = report(options);
+  INFO(run.err);
+  CHECK(run.code == 0);
+  CHECK_THAT(run.out,
+             Catch::Contains("usage: no usage source: the policy has no LoadAware plugin"));
+  CHECK_THAT(run.out, Catch::Contains("usage: 8 nodes have no usage data (no usage source), "
+                                      "neither source nor target: te1, te2, te3, te4, te5, te6, "
+                                      "te7, te8\n"));
+  CHECK_THAT(run.out, Catch::Contains("0 overutilized, 0 underutilized, 8 unknown nodes"));
+}
