@@ -95,7 +95,7 @@ std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const poli
   std::vector<metrics::NodeIdentity> nodes = node_identities(snapshot);
   std::string why_none;
   std::unique_ptr<metrics::NodeUsageSource> source = make_usage_source(flags, policy, &why_none);
-  if (!source) return usage_without_source(nodes, why_none);
+  if (!source) return usage_without_source(why_none);
   // The source's message names the file or the server; the prefix names the flag.
   std::string flag = !flags.usage_file.empty()       ? "--usage"
                      : !flags.prometheus_url.empty() ? "--prometheus"

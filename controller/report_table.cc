@@ -123,7 +123,7 @@ void write_evictions(const ReportContent& content, const Paint& paint, std::ostr
     out << "  none\n";
     return;
   }
-  size_t pod_w = 3, move_w = 0;
+  size_t pod_w = 3, move_w = 10;  // at least the headers "POD" and "FROM -> TO"
   auto move_of = [](const EvictionRow& row) {
     return row.node + " -> " + (row.target.empty() ? std::string("(no target)") : row.target);
   };

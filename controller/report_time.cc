@@ -78,6 +78,9 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
   }
   if (pos != text.size()) return std::nullopt;
   if (*hour > 23 || *minute > 59 || *second > 59) return std::nullopt;
+  // system_clock counts nanoseconds since 1970 in 64 bits (1677-09-21 .. 2262-04-11): a year
+  // outside would overflow in the conversion below and come back as another instant.
+  if (*year < 1678 || *year > 2261) return std::nullopt;
   year_month_day date{std::chrono::year{*year}, std::chrono::month{static_cast<unsigned>(*month)},
                       std::chrono::day{static_cast<unsigned>(*day)}};
   if (!date.ok()) return std::nullopt;

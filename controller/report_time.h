@@ -11,7 +11,8 @@ namespace loadshift::controller {
 
 // Parses an RFC 3339 date-time (date, `T` or `t` or a space, time with optional fraction, then
 // `Z`/`z` or a ±HH:MM offset). Returns nullopt for anything else, including impossible dates
-// (2026-02-30) and out-of-range fields. Leap seconds (:60) are not accepted.
+// (2026-02-30), out-of-range fields and years outside 1678..2261 (system_clock cannot hold
+// them). Leap seconds (:60) are not accepted.
 std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_view text);
 
 // "2026-11-22T04:00:00Z" (UTC, whole seconds).

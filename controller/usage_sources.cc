@@ -21,15 +21,6 @@ metrics::NodeMatchMode node_match_mode(policy::NodeMatch match) {
 
 }  // namespace
 
-const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy) {
-  for (const policy::Profile& profile : policy.profiles) {
-    for (const policy::PluginConfig& config : profile.plugin_config) {
-      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config.args)) return args;
-    }
-  }
-  return nullptr;
-}
-
 metrics::PrometheusSettings prometheus_settings(
     const policy::LoadAwareMetrics& m, std::optional<std::chrono::system_clock::time_point> at) {
   metrics::PrometheusSettings s;
@@ -93,11 +84,8 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
   return nullptr;
 }
 
-metrics::UsageMap usage_without_source(const std::vector<metrics::NodeIdentity>& nodes,
-                                       const std::string& why) {
+metrics::UsageMap usage_without_source(const std::string& why) {
   metrics::UsageMap usage;
-  for (const metrics::NodeIdentity& node : nodes)
-    usage.unknown.emplace(node.name, "no usage source");
   usage.warnings.push_back(why);
   usage.origin = "none";
   return usage;

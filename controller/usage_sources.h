@@ -14,6 +14,7 @@
 #include "metrics/prometheus_source.h"
 #include "placement/model.h"
 #include "policy/policy.h"
+#include "strategies/plan.h"
 
 namespace loadshift::controller {
 
@@ -25,8 +26,9 @@ struct UsageFlags {
   std::optional<std::chrono::system_clock::time_point> at;
 };
 
-// The args of the first LoadAware plugin in profile order, or nullptr when the policy has none.
-const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy);
+// The LoadAware whose metrics block names the usage source: strategies::first_load_aware (the
+// first one enabled under balance), so the report fetches with the settings the plan runs with.
+using strategies::first_load_aware;
 
 // The policy's LoadAware metrics block as PrometheusSettings (address, window, step, timeout,
 // queries, node label and matching, token, CA, TLS verification, headers), with `at` as the
@@ -53,9 +55,9 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
                                                             const policy::Policy& policy,
                                                             std::string* why_none);
 
-// A UsageMap for when there is no source: every node unknown ("no usage source"), `why` as its
-// one warning.
-metrics::UsageMap usage_without_source(const std::vector<metrics::NodeIdentity>& nodes,
-                                       const std::string& why);
+// A UsageMap for when there is no source at all: no node has data and none is "unknown" (nothing
+// was asked), `why` is its one warning. Plugins that need usage do nothing; placement-only plugins
+// (node affinity, taints) still run.
+metrics::UsageMap usage_without_source(const std::string& why);
 
 }  // namespace loadshift::controller

@@ -14,10 +14,11 @@ constexpr std::string_view kDefaultCpu =
     "100 * (1 - avg by (instance) "
     "(rate(node_cpu_seconds_total{mode=\"idle\"}[{{window}}])))";
 // Dividing two vectors keeps every label but the metric name, so `instance` (or whatever label
-// names the node) survives.
+// names the node) survives. MemTotal is constant: read at the instant (half the work of averaging
+// it, and a node whose exporter stopped loses it after Prometheus' 5m lookback: unknown, not idle).
 constexpr std::string_view kDefaultMemory =
     "100 * (1 - avg_over_time(node_memory_MemAvailable_bytes[{{window}}]) / "
-    "avg_over_time(node_memory_MemTotal_bytes[{{window}}]))";
+    "node_memory_MemTotal_bytes)";
 constexpr std::string_view kDefaultPodCpu =
     "sum by (namespace, pod) (rate(container_cpu_usage_seconds_total"
     "{container!=\"\",container!=\"POD\"}[{{window}}])) * 1000";

@@ -1,5 +1,5 @@
 // loadshift's own metrics (prometheus-cpp). The registry lives here; the controller exposes it over
-// HTTP. Names follow Prometheus conventions and are listed in docs/operations.md.
+// HTTP. Names follow Prometheus conventions and are listed in docs/usage-data.md.
 #pragma once
 
 #include <prometheus/counter.h>

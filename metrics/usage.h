@@ -38,6 +38,8 @@ struct PodUsage {
   double memory_bytes = 0;  // working set
 };
 
+// Both `nodes` and `unknown` empty means there was no usage source at all (a policy without
+// LoadAware, and no --usage): plugins that need usage do nothing, placement-only plugins run.
 struct UsageMap {
   // By node name (the Snapshot's name). A node is in exactly one of `nodes` and `unknown`.
   std::map<std::string, NodeUsage, std::less<>> nodes;
@@ -57,10 +59,11 @@ struct UsageMap {
     auto it = nodes.find(node);
     return it == nodes.end() ? nullptr : &it->second;
   }
-  // Percent of asked nodes with data (100 when none were asked).
+  // Percent of asked nodes with data; 0 when no node was asked (no data is no coverage).
   double coverage_percent() const {
     size_t asked = nodes.size() + unknown.size();
-    return asked == 0 ? 100.0 : 100.0 * static_cast<double>(nodes.size()) / static_cast<double>(asked);
+    return asked == 0 ? 0.0
+                      : 100.0 * static_cast<double>(nodes.size()) / static_cast<double>(asked);
   }
 };
 

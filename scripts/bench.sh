@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: generates the synthetic clusters of ../shared/PERFORMANCE.md in a temporary
-# directory (never committed) and runs bench_placement on them; then bench_usage_fetch against a
+# directory (never committed) and runs bench_placement and bench_plan on them; then
+# bench_usage_fetch against a
 # real Prometheus (see below). Prints figures.
 # usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000; the usage fetch uses
 #        LOADSHIFT_BENCH_USAGE_NODES, default 5000)
@@ -15,9 +16,12 @@ sizes=("$@")
 for nodes in "${sizes[@]}"; do
   echo "== ${nodes} nodes, 30 pods per node (kubectl-style indented JSON)"
   python3 "$gen" --nodes "$nodes" --pods-per-node 30 --hot-fraction 0.1 --seed 1 \
-    --out "$dir/cluster.json" >/dev/null
+    --out "$dir/cluster.json" --usage-out "$dir/usage.json" --pod-usage >/dev/null
   /usr/bin/time -f "wall %e s, max RSS %M KiB" ./build/test/bench_placement "$dir/cluster.json" 100
-  rm -f "$dir/cluster.json"
+  echo "-- plan (LoadAware on the generated usage; LowNodeUtilization 20/20/20 -> 50/50/50)"
+  /usr/bin/time -f "wall %e s, max RSS %M KiB" ./build/test/bench_plan "$dir/cluster.json" \
+    "$dir/usage.json"
+  rm -f "$dir/cluster.json" "$dir/usage.json"
 done
 
 # Node usage fetch (issue 4): 5,000 nodes of node_exporter data (1 h at 15 s) imported into a real

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the optimized build, then the same tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer, then the decoder and policy-loader fuzz targets for a short while
+# UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the decoder,
+# policy-loader and usage-reader fuzz targets for a short while
 # (clang's libFuzzer).
 # Exits non-zero on the first failure.
 set -euo pipefail
@@ -22,7 +23,7 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_policy
+cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_policy fuzz_usage
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_decode/* "$corpus"/
 ./build-fuzz/test/fuzz_decode -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -print_final_stats=1 \
@@ -33,6 +34,12 @@ echo "== fuzz the policy loader (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_policy/* "$corpus"/
 ./build-fuzz/test/fuzz_policy -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
+  -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
+rm -rf "$corpus"
+echo "== fuzz the usage readers: Prometheus answers and usage files (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+corpus=$(mktemp -d)
+cp test/fuzz/corpus_usage/* "$corpus"/
+./build-fuzz/test/fuzz_usage -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
 echo "== all tests passed"

@@ -60,11 +60,13 @@ class LoadAware {
         predicted_(ctx.snapshot(), tracked_resources(args)),
         high_(ctx.snapshot().nodes.size()) {}
 
-  // Steps 1-2 alone; false when coverage is too low (with a note).
+  // Steps 1-2 alone; false when coverage is too low (with a note). The known nodes are classified
+  // either way: too little coverage stops LoadAware from acting, but the deschedule plugins still
+  // need each known node's watermarks to keep pods off hot nodes.
   bool classify_only() {
-    if (!enough_coverage()) return false;
+    bool enough = enough_coverage();
     classify_nodes();
-    return true;
+    return enough;
   }
 
   void run() {
@@ -110,10 +112,13 @@ class LoadAware {
     for (NodeId node = 0; node < snapshot_.nodes.size(); ++node) {
       if (!ctx_.in_scope(node)) continue;
       ++in_scope;
-      if (ctx_.node_usage(node) != nullptr) {
+      if (ctx_.node_usage(node) == nullptr) {
+        if (ctx_.node_state(node).why.empty()) ctx_.node_state(node).why = "no usage data";
+      } else if (std::string missing = missing_allocatable(node); !missing.empty()) {
+        // A share of nothing cannot be computed: the node is unknown, never "infinitely hot".
+        ctx_.node_state(node).why = "unknown: no allocatable " + missing;
+      } else {
         known_.push_back(node);
-      } else if (ctx_.node_state(node).why.empty()) {
-        ctx_.node_state(node).why = "no usage data";
       }
     }
     double coverage =
@@ -125,6 +130,14 @@ class LoadAware {
         setting_text(coverage) + ") have usage data; minNodeCoverage is " +
         setting_text(args_.metrics.min_node_coverage) + ": nothing evicted");
     return false;
+  }
+
+  // The first tracked resource the node has no allocatable amount of, or empty.
+  std::string missing_allocatable(NodeId node) const {
+    for (const std::string& resource : predicted_.resources()) {
+      if (allocatable_of(snapshot_.nodes[node], resource) <= 0) return resource;
+    }
+    return "";
   }
 
   Percentages usage_now(NodeId node) const {
@@ -277,7 +290,7 @@ class LoadAware {
 
   std::vector<Candidate> candidates_on(NodeId source) {
     WorkloadSwitches switches{args_.evict_gang_pods, args_.respect_restart_policies,
-                              args_.evict_gpu_pods};
+                              args_.evict_gpu_pods, args_.gpu_vendor_prefixes};
     std::vector<Candidate> out;
     for (PodId pod : ctx_.index().pods_on(source)) {
       if (ctx_.planned(pod)) continue;
@@ -381,6 +394,14 @@ class LoadAware {
       predicted_.move(source, target, chosen.load);
       write_after(source);
       write_after(target);
+    }
+    // Every candidate was looked at and the node is still hot: say so, so nobody reads a
+    // partial plan as a relieved node.
+    Percentages excess = excess_over(predicted_.of(source), high_[source]);
+    if (!excess.empty()) {
+      ctx_.plan().notes.push_back("LoadAware: " + over_text(source, excess) +
+                                  " after the plan: no other pod of the node can be evicted to a "
+                                  "target (see the skipped pods)");
     }
   }
 

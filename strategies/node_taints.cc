@@ -6,9 +6,9 @@
 // NoExecute taints are the kubelet's business, as upstream. A pod on an in-scope node that does
 // not tolerate a counted taint of that node is evicted. The target is the placement core's best
 // node that is not hot and has no counted taint the pod does not tolerate (deschedule_targets.h).
-// With DefaultEvictor's nodeFit a target must exist, else the pod stays with a reason; without
-// nodeFit the pod is evicted even when no node fits (target kNoNode), as upstream does, and the
-// reason says so.
+// A target must exist whatever DefaultEvictor's nodeFit says, else the pod stays with a reason.
+// Upstream evicts without a target when nodeFit is off; loadshift never evicts a pod the
+// placement core cannot place (it keeps running where it is; evicted, it would stay Pending).
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -115,13 +115,11 @@ void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& sco
         std::string reason = violation + " -> " + snapshot.nodes[target->node].meta.name;
         if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
         ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
-      } else if (scope.node_fit) {
-        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + refused.describe());
       } else {
-        ctx.evict(pod, placement::kNoNode, scope.name, kStrategy,
-                  violation + " -> no node fits now (" + refused.describe() +
-                      "); evicted anyway, as nodeFit is off: the pod may stay Pending",
-                  nullptr);
+        // Upstream evicts here when nodeFit is off; loadshift never evicts a pod the placement
+        // core cannot place (the pod keeps running on a NoSchedule node; evicted, it would stay
+        // Pending).
+        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + refused.describe());
       }
     }
   }

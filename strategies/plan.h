@@ -79,6 +79,11 @@ Plan make_plan(const placement::ClusterIndex& index, const metrics::UsageMap& us
 // build the index.
 placement::PlacementOptions placement_options(const policy::Policy& policy);
 
+// The args of the first LoadAware enabled under balance, in profile order, or nullptr: its
+// metrics block names the usage source, its watermarks classify nodes before the deschedule
+// plugins run, and its usage-pool label builds the index.
+const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy);
+
 // True when make_plan() has a strategy for the deschedule or balance plugin `plugin`.
 bool has_strategy(std::string_view plugin);
 

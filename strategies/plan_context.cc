@@ -65,7 +65,13 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
     NodeState state;
     state.node = id;
     if (const std::string* pool = node.meta.labels.find(pool_label)) state.pool = *pool;
-    if (const metrics::NodeUsage* found = usage.find(node.meta.name)) {
+    // A name listed twice: the index binds every pod to the first copy, so a later copy would
+    // look empty to the placement core while the UsageMap (by name) gives it the real usage.
+    const bool duplicate = index.node_id(node.meta.name) != id;
+    if (duplicate) {
+      state.why = "unknown: node name " + node.meta.name +
+                  " appears twice in the snapshot; only the first is planned for";
+    } else if (const metrics::NodeUsage* found = usage.find(node.meta.name)) {
       state.cpu = found->cpu.percent;
       state.memory = found->memory.percent;
     } else if (auto unknown = usage.unknown.find(node.meta.name); unknown != usage.unknown.end()) {
@@ -74,7 +80,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
       state.why = "unknown: no usage data for this node";
     }
     plan_.nodes.push_back(std::move(state));
-    in_scope_[id] = ready(node) && !node.meta.deleting && scope_selector &&
+    in_scope_[id] = !duplicate && ready(node) && !node.meta.deleting && scope_selector &&
                     placement::matches(*scope_selector, node.meta.labels);
   }
 }

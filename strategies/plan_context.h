@@ -52,7 +52,8 @@ class PlanContext {
 
   // Usage of `node` from the UsageMap, or nullptr when unknown.
   const metrics::NodeUsage* node_usage(NodeId node) const;
-  // Nodes in scope: Ready, not being deleted, matching the policy's top-level nodeSelector.
+  // Nodes in scope: Ready, not being deleted, matching the policy's top-level nodeSelector, and
+  // not a second node of a name the snapshot lists twice (the index binds pods to the first).
   bool in_scope(NodeId node) const { return in_scope_[node]; }
   // Whether `node` matches a label-selector string ("a=b,c in (d)"; empty matches all). Each
   // string is parsed once; one that cannot be parsed matches no node and adds a plan note.

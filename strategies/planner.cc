@@ -12,6 +12,7 @@
 #include "strategies/plan.h"
 #include "strategies/plan_context.h"
 #include "strategies/plugins.h"
+#include "strategies/predicted_usage.h"
 
 namespace loadshift::strategies {
 namespace {
@@ -70,16 +71,28 @@ void run_extension_point(const policy::Policy& policy,
   }
 }
 
-const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy) {
-  for (const policy::Profile& profile : policy.profiles) {
-    for (const std::string& name : profile.plugins.balance.enabled) {
-      if (name != "LoadAware") continue;
-      const policy::PluginConfig* config = profile.config(name);
-      if (config == nullptr) continue;
-      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config->args)) return args;
+// Predicted cpu and memory after the whole plan, for every node a move touches, whichever plugin
+// made it (deschedule plugins keep no account of their own), with the estimate the balance
+// plugins use: the pod's own usage, else its requests, over the node's allocatable.
+void fill_usage_after(PlanContext& ctx) {
+  Plan& plan = ctx.plan();
+  PredictedUsage predicted(ctx.snapshot(), {"cpu", "memory"});
+  for (NodeId node = 0; node < plan.nodes.size(); ++node) {
+    const NodeState& state = plan.nodes[node];
+    if (state.cpu && state.memory) {
+      predicted.set(node, {{"cpu", *state.cpu}, {"memory", *state.memory}});
     }
   }
-  return nullptr;
+  predicted.apply_plan(plan, [&ctx](PodId pod) { return estimated_load(ctx, pod); });
+  auto write = [&](NodeId node) {
+    if (node == placement::kNoNode || !predicted.known(node)) return;
+    plan.nodes[node].cpu_after = predicted.of(node).at("cpu");
+    plan.nodes[node].memory_after = predicted.of(node).at("memory");
+  };
+  for (const EvictionDecision& e : plan.evictions) {
+    write(e.node);
+    write(e.target);
+  }
 }
 
 }  // namespace
@@ -98,15 +111,22 @@ const char* to_string(NodeClass c) {
   return "unknown";
 }
 
+const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy) {
+  for (const policy::Profile& profile : policy.profiles) {
+    for (const std::string& name : profile.plugins.balance.enabled) {
+      if (name != "LoadAware") continue;
+      const policy::PluginConfig* config = profile.config(name);
+      if (config == nullptr) continue;
+      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config->args)) return args;
+    }
+  }
+  return nullptr;
+}
+
 placement::PlacementOptions placement_options(const policy::Policy& policy) {
   placement::PlacementOptions options;
-  for (const policy::Profile& profile : policy.profiles) {
-    for (const policy::PluginConfig& config : profile.plugin_config) {
-      if (const auto* args = std::get_if<policy::LoadAwareArgs>(&config.args)) {
-        options.pool_label = args->usage_pool_label;
-        return options;
-      }
-    }
+  if (const policy::LoadAwareArgs* load_aware = first_load_aware(policy)) {
+    options.pool_label = load_aware->usage_pool_label;
   }
   return options;
 }
@@ -131,6 +151,7 @@ Plan make_plan(const placement::ClusterIndex& index, const metrics::UsageMap& us
   }
   run_extension_point(policy, filters, /*balance=*/false, ctx);
   run_extension_point(policy, filters, /*balance=*/true, ctx);
+  fill_usage_after(ctx);
   for (const std::string& warning : index.warnings()) plan.notes.push_back(warning);
   // A classification note may be made twice (before deschedule and in LoadAware): keep the first.
   std::vector<std::string> notes;

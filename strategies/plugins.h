@@ -9,14 +9,14 @@
 namespace loadshift::strategies {
 
 // Balance: Volcano's LoadAware on real usage, with loadshift's pools, sustainedFor, weights and
-// limits (see docs/report.md and issue text in docs/strategies.md).
+// limits. docs/strategies.md describes each step; docs/report.md how the plan is shown.
 void run_load_aware(const policy::LoadAwareArgs& args, const ProfileScope& scope, PlanContext& ctx);
 
 // LoadAware's node classification alone (steps 1-2: scope, coverage, watermarks per pool,
 // sustainedFor): fills ctx.node_state(n) class, watermarks and why for every node. make_plan()
 // calls it before the deschedule plugins, so they never send a pod to a node LoadAware calls
 // overutilized; run_load_aware() classifies again with the plan so far. Returns false (and adds
-// a note) when coverage is below minNodeCoverage.
+// a note) when coverage is below minNodeCoverage; the known nodes are classified either way.
 bool classify_load_aware(const policy::LoadAwareArgs& args, PlanContext& ctx);
 
 // Balance: kubernetes-sigs LowNodeUtilization / HighNodeUtilization (requests-based, or

@@ -70,6 +70,9 @@ std::optional<std::chrono::system_clock::time_point> parse_pod_time(std::string_
     return std::nullopt;
   }
   if (pos != text.size() || *h > 23 || *mi > 59 || *s > 59) return std::nullopt;
+  // system_clock counts nanoseconds since 1970 in 64 bits (1677-09-21 .. 2262-04-11): a year
+  // outside would overflow in the conversion below and come back as another instant.
+  if (*y < 1678 || *y > 2261) return std::nullopt;
   year_month_day date{year{*y}, month{static_cast<unsigned>(*mo)}, day{static_cast<unsigned>(*d)}};
   if (!date.ok()) return std::nullopt;
   auto local = sys_days{date} + hours{*h} + minutes{*mi} + seconds{*s};

@@ -127,6 +127,11 @@ TEST_CASE("no eviction without a target that stays under its own targetThreshold
   Outcome out = run(s, usage, load(load_aware_policy()));
   CHECK(out.moves.empty());
   CHECK(out.skip_reason(s, "big").rfind("no target", 0) == 0);
+  // The plan says the node stays hot, rather than looking like a relieved node.
+  bool still_hot = std::any_of(out.plan.notes.begin(), out.plan.notes.end(), [](const std::string& n) {
+    return n.find("hot cpu 95.0% > 80% after the plan") != std::string::npos;
+  });
+  CHECK(still_hot);
 }
 
 TEST_CASE("nodes without usage data are never sources nor targets") {
@@ -322,4 +327,9 @@ profiles:
   CHECK(out.moves == std::vector<std::string>{"svc->inf-1"});
   REQUIRE(out.plan.evictions.size() == 1);
   CHECK(out.plan.evictions[0].strategy == "RemovePodsViolatingNodeAffinity");
+  // The predicted usage counts deschedule moves too: 2 of 32 cores = 6.25%.
+  REQUIRE(out.plan.nodes[0].cpu_after.has_value());
+  CHECK(*out.plan.nodes[0].cpu_after == Approx(26.25));
+  REQUIRE(out.plan.nodes[1].cpu_after.has_value());
+  CHECK(*out.plan.nodes[1].cpu_after == Approx(43.75));
 }
