@@ -60,8 +60,10 @@ std::string default_query(Query query, std::string_view node_label);
 // std::invalid_argument naming any other {{...}} placeholder.
 std::string render_query(std::string_view tmpl, int64_t window_ms, int64_t step_ms);
 
-// Wraps `expr` into a subquery over the sustain period: "<fn>_over_time((expr)[10m:30s])",
-// fn = "min" or "max".
+// Wraps `expr` into a subquery over the sustain period, kept only for nodes whose expression has a
+// value at every step of the period (a node with 150 s of history is not "hot for 10 minutes"):
+//   "<fn>_over_time((expr)[10m:30s]) and (count_over_time((expr)[10m:30s]) >= 20)"
+// fn = "min" or "max"; the count required is the period over the step, rounded down (at least 1).
 std::string sustained_query(std::string_view expr, std::string_view fn, int64_t sustained_for_ms,
                             int64_t step_ms);
 

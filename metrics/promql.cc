@@ -1,4 +1,5 @@
 // PromQL templates: the built-in queries, placeholder rendering, sustain subqueries, durations.
+#include <algorithm>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -119,8 +120,12 @@ std::string sustained_query(std::string_view expr, std::string_view fn, int64_t 
     throw std::invalid_argument("sustained_query: fn must be \"min\" or \"max\", got \"" +
                                 std::string(fn) + "\"");
   }
-  return std::string(fn) + "_over_time((" + std::string(expr) + ")[" +
-         prometheus_duration(sustained_for_ms) + ":" + prometheus_duration(step_ms) + "])";
+  const std::string subquery = "((" + std::string(expr) + ")[" +
+                               prometheus_duration(sustained_for_ms) + ":" +
+                               prometheus_duration(step_ms) + "])";
+  const int64_t steps = std::max<int64_t>(1, sustained_for_ms / step_ms);
+  return std::string(fn) + "_over_time" + subquery + " and (count_over_time" + subquery +
+         " >= " + std::to_string(steps) + ")";
 }
 
 }  // namespace loadshift::metrics

@@ -290,6 +290,40 @@ void check_metrics_sources(const Policy& policy,
   }
 }
 
+// One usage fetch per cycle serves every LoadAware: a second LoadAware whose metrics settings or
+// sustainedFor differ from the first's would plan on data it did not ask for. An error, never a
+// silently ignored setting. minNodeCoverage is each plugin's own.
+void check_one_usage_fetch(const Policy& policy,
+                           const std::vector<std::map<std::string, ProfileArgsSource>>& sources,
+                           Diagnostics& diagnostics) {
+  const LoadAwareArgs* first = nullptr;
+  std::string first_path;
+  for (size_t i = 0; i < policy.profiles.size() && i < sources.size(); ++i) {
+    const PluginConfig* config = policy.profiles[i].config("LoadAware");
+    auto where = sources[i].find("LoadAware");
+    if (config == nullptr || where == sources[i].end()) continue;
+    const auto& args = std::get<LoadAwareArgs>(config->args);
+    if (first == nullptr) {
+      first = &args;
+      first_path = where->second.path;
+      continue;
+    }
+    LoadAwareMetrics mine = args.metrics, theirs = first->metrics;
+    mine.min_node_coverage = theirs.min_node_coverage = 0;
+    const char* field = !(mine == theirs) ? "metrics"
+                        : args.sustained_for != first->sustained_for ? "sustainedFor"
+                                                                      : nullptr;
+    if (field == nullptr || !where->second.node.IsMap()) continue;
+    FieldReader reader(where->second.node, where->second.path, &diagnostics);
+    reader.error_at(field, std::string("differs from ") + first_path + "." + field +
+                               ": one usage fetch per cycle serves every LoadAware plugin, so all "
+                               "must use the same " + field +
+                               (std::string_view(field) == "metrics"
+                                    ? " settings (minNodeCoverage may differ)"
+                                    : ""));
+  }
+}
+
 std::optional<Policy> read_policy(const YAML::Node& document, Diagnostics& diagnostics) {
   FieldReader top(document, "", &diagnostics);
   if (!top.valid()) return std::nullopt;
@@ -342,6 +376,7 @@ std::optional<Policy> read_policy(const YAML::Node& document, Diagnostics& diagn
     top.warning_at("profiles", "no profiles: loadshift will evict nothing");
   }
   check_metrics_sources(policy, sources, diagnostics);
+  check_one_usage_fetch(policy, sources, diagnostics);
 
   for (std::string_view key : kEvictorArgs) {
     if (top.has(key)) {

@@ -1,6 +1,4 @@
-// Regressions found in the review of the report commit: each case shows one bug. Cases tagged
-// [!shouldfail] document a bug that is not fixed yet (Catch2 counts them as passing while the
-// assertion fails; when the bug is fixed they fail, and the tag must go).
+// Regressions found in the review of the report commit: each case shows one bug, now fixed.
 #include <catch2/catch.hpp>
 
 #include <sstream>
@@ -36,11 +34,12 @@ TEST_CASE("review: --at outside the clock's range is refused, not wrapped", "[re
   CHECK_THAT(err.str(), Catch::Contains("--at: expected an RFC 3339 time"));
 }
 
-// Not fixed: the usage fetch asks for the sustain window of the first LoadAware only
-// (usage_request(first_load_aware(policy))), but every LoadAware classifies with its own
-// sustainedFor. A second profile with sustainedFor 30m reads minima over 2m as "hot for 30m".
+// Fixed: the usage fetch asks for the sustain window of the first LoadAware only, but every
+// LoadAware classified with its own sustainedFor: a second profile with sustainedFor 30m read
+// minima over 2m as "hot for 30m". The loader now refuses LoadAware plugins that disagree on what
+// the one fetch should ask for.
 TEST_CASE("review: every LoadAware's sustainedFor is what the fetch asks for",
-          "[review][report][!shouldfail]") {
+          "[review][report]") {
   policy::LoadResult loaded = policy::load_policy(R"(apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
 profiles:
@@ -66,15 +65,10 @@ profiles:
     balance: {enabled: [LoadAware]}
 )",
                                                   "two-load-aware.yaml");
-  INFO((loaded.errors.empty() ? std::string() : loaded.errors.front().to_string()));
-  REQUIRE(loaded.ok());  // the loader accepts two LoadAware with different sustainedFor
-  metrics::UsageRequest request = usage_request(first_load_aware(*loaded.policy));
-  for (const policy::Profile& profile : loaded.policy->profiles) {
-    const auto& args = std::get<policy::LoadAwareArgs>(profile.config("LoadAware")->args);
-    REQUIRE(args.sustained_for.has_value());
-    INFO("profile " << profile.name);
-    CHECK(request.sustained_for_ms == args.sustained_for->milliseconds);
-  }
+  REQUIRE(loaded.errors.size() == 1);
+  CHECK_THAT(loaded.errors.front().to_string(),
+             Catch::Contains("profiles[1].pluginConfig[0].args.sustainedFor: differs from "
+                             "profiles[0].pluginConfig[0].args.sustainedFor"));
 }
 
 // The evictions table sized its FROM -> TO column from the moves only: with short node names

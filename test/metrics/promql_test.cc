@@ -75,8 +75,13 @@ TEST_CASE("the default cpu query groups by the configured node label", "[promql]
 }
 
 TEST_CASE("sustained_query wraps the expression in a subquery", "[promql]") {
-  CHECK(sustained_query("100 * up", "min", 600000, 30000) == "min_over_time((100 * up)[10m:30s])");
-  CHECK(sustained_query("x", "max", 90000, 1500) == "max_over_time((x)[1m30s:1500ms])");
+  CHECK(sustained_query("100 * up", "min", 600000, 30000) ==
+        "min_over_time((100 * up)[10m:30s]) and (count_over_time((100 * up)[10m:30s]) >= 20)");
+  CHECK(sustained_query("x", "max", 90000, 1500) ==
+        "max_over_time((x)[1m30s:1500ms]) and (count_over_time((x)[1m30s:1500ms]) >= 60)");
+  // A period shorter than the step still needs one value.
+  CHECK(sustained_query("x", "min", 10000, 30000) ==
+        "min_over_time((x)[10s:30s]) and (count_over_time((x)[10s:30s]) >= 1)");
   CHECK_THROWS_AS(sustained_query("x", "avg", 600000, 30000), std::invalid_argument);
   CHECK_THROWS_AS(sustained_query("x", "min", 0, 30000), std::invalid_argument);
 }

@@ -49,6 +49,7 @@ NodeSeries node(std::string instance, std::vector<CpuIdle> cpus, double total, d
 //   node-c     idle 60%, then 15% over the last 15 minutes   cpu 85 (1m..15m), 62.5 (30m)
 //   worker-5   instance 10.0.0.5:9100, idle 50%               cpu 50, memory 60
 //   node-stale series stop 2 h before the evaluation time    unknown
+//   node-new   idle 5%, series start 150 s before evaluation cpu 95 (5m), no sustained figures
 SeriesSet make_data() {
   SeriesSet set;
   set.nodes.push_back(
@@ -61,6 +62,9 @@ SeriesSet make_data() {
   NodeSeries stale = node("node-stale", {constant_idle(0.9)}, 4 * kGiB, 3 * kGiB);
   stale.last = kEval - 2 * 3600;
   set.nodes.push_back(stale);
+  NodeSeries fresh = node("node-new", {constant_idle(0.05)}, 4 * kGiB, 1 * kGiB);
+  fresh.first = kEval - 150;
+  set.nodes.push_back(fresh);
 
   set.pods.push_back(
       PodSeries{"default",
@@ -149,6 +153,7 @@ PrometheusSettings settings_for(const std::string& address) {
 const std::vector<NodeIdentity> kNodes = {
     {"node-a", "10.0.0.1"},   {"node-b", "10.0.0.2"},     {"node-c", "10.0.0.3"},
     {"worker-5", "10.0.0.5"}, {"node-stale", "10.0.0.9"}, {"node-missing", "10.0.0.10"},
+    {"node-new", "10.0.0.11"},
 };
 
 double rel(double expected) {
@@ -190,7 +195,7 @@ TEST_CASE("real Prometheus: exact utilisation per node at the evaluation time (d
   UsageMap usage = source.fetch(kNodes, UsageRequest{});
 
   CHECK(source.requests_sent() == 2);  // one query per resource, whatever the number of nodes
-  REQUIRE(usage.nodes.size() == 4);
+  REQUIRE(usage.nodes.size() == 5);
   const std::vector<std::pair<std::string, std::string>> matched = {{"node-a", "node-a"},
                                                                     {"node-b", "node-b"},
                                                                     {"node-c", "node-c"},
@@ -215,7 +220,7 @@ TEST_CASE("real Prometheus: exact utilisation per node at the evaluation time (d
   CHECK_FALSE(usage.unknown.at("node-stale").empty());
   CHECK_FALSE(usage.unknown.at("node-missing").empty());
   CHECK(usage.find("node-stale") == nullptr);
-  CHECK(usage.coverage_percent() == Approx(100.0 * 4 / 6));
+  CHECK(usage.coverage_percent() == Approx(100.0 * 5 / 7));
   CHECK(usage.pods.empty());  // not asked for
   CHECK_THAT(usage.origin, Contains(*address));
 }
@@ -287,6 +292,13 @@ TEST_CASE("real Prometheus: sustainedFor tells hot for 10 minutes from one spike
   // Still one query per figure for all nodes: cpu, memory, and min and max of each.
   CHECK(source.requests_sent() == 6);
   CHECK(usage.unknown.count("node-stale") == 1);
+  // 150 s of history at 95%: hot now, but not known to be hot for 10 minutes.
+  const NodeUsage* fresh = usage.find("node-new");
+  REQUIRE(fresh != nullptr);
+  CHECK_CLOSE(fresh->cpu.percent, 95.0);
+  CHECK_FALSE(fresh->cpu.sustained_min.has_value());
+  CHECK_FALSE(fresh->cpu.sustained_max.has_value());
+  CHECK_FALSE(fresh->memory.sustained_min.has_value());
 }
 
 TEST_CASE(
