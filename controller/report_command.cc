@@ -5,7 +5,7 @@
 
 #include "controller/commands.h"
 #include "controller/report.h"
-#include "controller/report_time.h"
+#include "placement/rfc3339.h"
 #include "controller/snapshot_files.h"
 #include "controller/usage_sources.h"
 #include "placement/cluster_index.h"
@@ -50,7 +50,7 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
     }
   }
   if (!options.at.empty()) {
-    *at = parse_rfc3339(options.at);
+    *at = placement::parse_rfc3339(options.at);
     if (!*at) {
       err << "error: --at: expected an RFC 3339 time such as 2026-11-22T04:00:00Z or "
              "2026-11-22T06:00:00+02:00, found \""
@@ -133,7 +133,7 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
   plan_options.now = at.value_or(std::chrono::system_clock::now());
   strategies::Plan plan = strategies::make_plan(index, *usage, *policy, plan_options);
 
-  ReportStyle style{options.colour, format_rfc3339(plan_options.now)};
+  ReportStyle style{options.colour, placement::format_rfc3339(plan_options.now)};
   write_report(index, plan, *usage, format, style, out);
   return 0;
 }

@@ -43,8 +43,9 @@ struct PodUsage {
 struct UsageMap {
   // By node name (the Snapshot's name). A node is in exactly one of `nodes` and `unknown`.
   std::map<std::string, NodeUsage, std::less<>> nodes;
-  // Nodes asked about with no usable, fresh data, and why ("no cpu series", "sample 12m old",
-  // "cpu 130% outside 0..100"). Unknown nodes are never sources and never targets.
+  // Nodes asked about with no usable data, and why ("no cpu series for label instance",
+  // "cpu 130% outside 0..100"). Freshness comes from the queries: the default ones use range
+  // functions over the window, so a node whose series stopped a window ago has no series. Unknown nodes are never sources and never targets.
   std::map<std::string, std::string, std::less<>> unknown;
   // By "namespace/name"; empty when pod usage was not asked for or not answered.
   std::map<std::string, PodUsage, std::less<>> pods;

@@ -159,12 +159,6 @@ std::string DescheduleTargets::describe_after(const UsageCheck& check) {
          percent_text(check.memory_now + check.memory_pod);
 }
 
-std::optional<std::string> DescheduleTargets::usage_refusal(PodId pod, NodeId node) const {
-  UsageCheck check = check_usage(ctx_.pod_load(pod), node);
-  if (check.status == UsageCheck::kOk || check.status == UsageCheck::kNoData) return std::nullopt;
-  return describe_refusal(check, node);
-}
-
 std::optional<TargetFound> DescheduleTargets::best(PodId pod, std::span<const NodeId> nodes,
                                                    RefusedNodes& refused,
                                                    const NodeRule* rule) const {

@@ -69,9 +69,6 @@ class DescheduleTargets {
   // In-scope nodes matching the profile's nodeFit selector, in snapshot order.
   const std::vector<NodeId>& candidates() const { return candidates_; }
 
-  // Why `node` may not take `pod` because of its usage, or nullopt when it may.
-  std::optional<std::string> usage_refusal(PodId pod, NodeId node) const;
-
   // The best target for `pod` among `nodes` (the placement core's order: preferred affinity,
   // soft taints, topology tier, free room; ties to the earlier node), refusing nodes for `rule`
   // (may be null) and for their usage. Every refused node is recorded in `refused`. As

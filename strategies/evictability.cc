@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "strategies/pod_time.h"
+#include "placement/rfc3339.h"
 
 namespace loadshift::strategies {
 namespace {
@@ -293,7 +293,7 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       if (pod.start_time.empty()) {
         return "younger than minPodAge: no status.startTime (the pod has not started)";
       }
-      std::optional<std::chrono::system_clock::time_point> started = parse_pod_time(pod.start_time);
+      std::optional<std::chrono::system_clock::time_point> started = placement::parse_rfc3339(pod.start_time);
       if (!started) {
         return "unreadable start time: status.startTime \"" + pod.start_time +
                "\" is not an RFC 3339 time";

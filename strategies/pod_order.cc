@@ -1,8 +1,10 @@
 #include "strategies/pod_order.h"
 
 #include <charconv>
+#include <chrono>
 #include <tuple>
 
+#include "placement/rfc3339.h"
 #include "strategies/evictability.h"
 
 namespace loadshift::strategies {
@@ -62,7 +64,9 @@ PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId id) {
   rank.qos = qos_rank(pod);
   rank.deletion_cost = deletion_cost(pod);
   rank.prefers_no_eviction = prefers_no_eviction(pod);
-  rank.created = pod.meta.creation_timestamp;
+  if (auto created = placement::parse_rfc3339(pod.meta.creation_timestamp)) {
+    rank.created = std::chrono::duration<double>(created->time_since_epoch()).count();
+  }
   rank.key = pod.key();
   return rank;
 }

@@ -30,7 +30,9 @@ struct PodRank {
   int qos = 0;
   int32_t deletion_cost = 0;
   bool prefers_no_eviction = false;
-  std::string created;  // RFC 3339 creation timestamp; empty when unknown (counts as oldest)
+  // Creation time in seconds since the epoch (offsets and fractions applied); the oldest
+  // possible value when the timestamp is missing or unreadable (counts as oldest).
+  double created = -1e300;
   std::string key;      // "namespace/name"
 };
 PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId pod);

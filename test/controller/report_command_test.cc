@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "controller/commands.h"
-#include "controller/report_time.h"
+#include "placement/rfc3339.h"
 #include "controller/usage_sources.h"
 #include "metrics/file_source.h"
 #include "policy/loader.h"
@@ -194,22 +194,22 @@ TEST_CASE("report: the bundled example makes a plan (exit 0) in every format", "
 
 TEST_CASE("report time: RFC 3339 in, RFC 3339 out", "[report]") {
   using std::chrono::system_clock;
-  auto at = parse_rfc3339("2026-11-22T04:00:00Z");
+  auto at = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00Z");
   REQUIRE(at);
-  CHECK(format_rfc3339(*at) == "2026-11-22T04:00:00Z");
-  CHECK(parse_rfc3339("2026-11-22T06:00:00+02:00") == at);
-  CHECK(parse_rfc3339("2026-11-21T23:30:00-04:30") == at);
-  CHECK(parse_rfc3339("2026-11-22t04:00:00z") == at);
-  auto fraction = parse_rfc3339("2026-11-22T04:00:00.250Z");
+  CHECK(loadshift::placement::format_rfc3339(*at) == "2026-11-22T04:00:00Z");
+  CHECK(loadshift::placement::parse_rfc3339("2026-11-22T06:00:00+02:00") == at);
+  CHECK(loadshift::placement::parse_rfc3339("2026-11-21T23:30:00-04:30") == at);
+  CHECK(loadshift::placement::parse_rfc3339("2026-11-22t04:00:00z") == at);
+  auto fraction = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00.250Z");
   REQUIRE(fraction);
   CHECK(*fraction - *at == std::chrono::milliseconds(250));
-  CHECK(system_clock::to_time_t(*parse_rfc3339("1970-01-01T00:00:00Z")) == 0);
+  CHECK(system_clock::to_time_t(*loadshift::placement::parse_rfc3339("1970-01-01T00:00:00Z")) == 0);
   for (const char* bad :
        {"", "2026-11-22", "2026-11-22T04:00:00", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
         "2026-11-22T04:60:00Z", "2026-11-22T04:00:00.Z", "2026-11-22T04:00:00+0200",
         "2026-11-22T04:00:00Z ", "22/11/2026", "2026-11-22X04:00:00Z"}) {
     INFO(bad);
-    CHECK_FALSE(parse_rfc3339(bad));
+    CHECK_FALSE(loadshift::placement::parse_rfc3339(bad));
   }
 }
 
@@ -242,7 +242,7 @@ profiles:
 )");
   const auto* load_aware = first_load_aware(policy);
   REQUIRE(load_aware != nullptr);
-  auto at = parse_rfc3339("2026-11-22T04:00:00Z");
+  auto at = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00Z");
   loadshift::metrics::PrometheusSettings s = prometheus_settings(load_aware->metrics, at);
   CHECK(s.address == "http://prom.monitoring:9090");
   CHECK(s.window_ms == 120000);

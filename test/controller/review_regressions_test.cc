@@ -6,7 +6,7 @@
 #include <variant>
 
 #include "controller/commands.h"
-#include "controller/report_time.h"
+#include "placement/rfc3339.h"
 #include "controller/report_writers.h"
 #include "controller/usage_sources.h"
 #include "policy/loader.h"
@@ -18,12 +18,12 @@ using namespace loadshift::controller;
 // and came back as another instant: 9999-12-31T23:59:59Z became 1816-03-30T05:56:07Z, and
 // Prometheus was asked about 1816 without a word.
 TEST_CASE("review: --at outside the clock's range is refused, not wrapped", "[review][report]") {
-  CHECK_FALSE(parse_rfc3339("0001-01-01T00:00:00Z").has_value());
-  CHECK_FALSE(parse_rfc3339("9999-12-31T23:59:59Z").has_value());
-  REQUIRE(parse_rfc3339("2261-12-31T23:59:59Z").has_value());
-  CHECK(format_rfc3339(*parse_rfc3339("2261-12-31T23:59:59Z")) == "2261-12-31T23:59:59Z");
-  REQUIRE(parse_rfc3339("1678-01-01T00:00:00Z").has_value());
-  CHECK(format_rfc3339(*parse_rfc3339("1678-01-01T00:00:00Z")) == "1678-01-01T00:00:00Z");
+  CHECK_FALSE(placement::parse_rfc3339("0001-01-01T00:00:00Z").has_value());
+  CHECK_FALSE(placement::parse_rfc3339("9999-12-31T23:59:59Z").has_value());
+  REQUIRE(placement::parse_rfc3339("2261-12-31T23:59:59Z").has_value());
+  CHECK(placement::format_rfc3339(*placement::parse_rfc3339("2261-12-31T23:59:59Z")) == "2261-12-31T23:59:59Z");
+  REQUIRE(placement::parse_rfc3339("1678-01-01T00:00:00Z").has_value());
+  CHECK(placement::format_rfc3339(*placement::parse_rfc3339("1678-01-01T00:00:00Z")) == "1678-01-01T00:00:00Z");
 
   ReportOptions options;
   options.policy_file = "unused.yaml";

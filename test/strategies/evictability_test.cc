@@ -5,7 +5,7 @@
 #include <string>
 
 #include "strategies/evictability.h"
-#include "strategies/pod_time.h"
+#include "placement/rfc3339.h"
 #include "test/strategies/plan_fixture.h"
 
 namespace {
@@ -20,7 +20,7 @@ struct OnePod : PlanFixture {
     snapshot.nodes = {make_node("n1"), make_node("n2")};
     snapshot.pods.push_back(std::move(pod));
     for (Pod& other : others) snapshot.pods.push_back(std::move(other));
-    options.now = *strategies::parse_pod_time("2026-11-22T04:00:00Z");
+    options.now = *placement::parse_rfc3339("2026-11-22T04:00:00Z");
     build();
   }
   // The reason the first pod is refused under `args`, or "" when it may be evicted.

@@ -1,9 +1,9 @@
-#include "controller/report_time.h"
+#include "placement/rfc3339.h"
 
 #include <cctype>
 #include <cstdio>
 
-namespace loadshift::controller {
+namespace loadshift::placement {
 namespace {
 
 // Reads exactly `digits` decimal digits at `pos`.
@@ -102,4 +102,4 @@ std::string format_rfc3339(std::chrono::system_clock::time_point time) {
   return text;
 }
 
-}  // namespace loadshift::controller
+}  // namespace loadshift::placement

@@ -1,5 +1,6 @@
-// RFC 3339 timestamps for the report's --at: "2026-11-22T04:00:00Z",
-// "2026-11-22T06:00:00.250+02:00". Internal to controller/.
+// RFC 3339 timestamps: as the API server writes them (metadata.creationTimestamp,
+// status.startTime: "2026-11-20T08:00:00Z") and as a person gives them (the report's --at:
+// "2026-11-22T06:00:00.250+02:00").
 #pragma once
 
 #include <chrono>
@@ -7,7 +8,7 @@
 #include <string>
 #include <string_view>
 
-namespace loadshift::controller {
+namespace loadshift::placement {
 
 // Parses an RFC 3339 date-time (date, `T` or `t` or a space, time with optional fraction, then
 // `Z`/`z` or a ±HH:MM offset). Returns nullopt for anything else, including impossible dates
@@ -18,4 +19,4 @@ std::optional<std::chrono::system_clock::time_point> parse_rfc3339(std::string_v
 // "2026-11-22T04:00:00Z" (UTC, whole seconds).
 std::string format_rfc3339(std::chrono::system_clock::time_point time);
 
-}  // namespace loadshift::controller
+}  // namespace loadshift::placement
