@@ -35,8 +35,9 @@ struct ReportOptions {
 };
 
 // `loadshift report`: loads the policy and the snapshot files, fetches node usage (the file, or
-// Prometheus as the policy's first LoadAware configures it, `prometheus_url` overriding its
-// address, evaluated at `at`), makes the plan (strategies::make_plan) and writes the report to
+// Prometheus as the policy's first LoadAware configures it, else at the policy's metricsProviders
+// url with default settings, plus LowNodeUtilization's MetricResource query when it asks for one;
+// `prometheus_url` overriding the address; evaluated at `at`), makes the plan (strategies::make_plan) and writes the report to
 // `out` in the `output` format. Policy warnings go to `err`. Returns 0 when a plan was made (even
 // an empty one); 2 after writing to `err` why the input is bad (each message names the flag or
 // file and what was expected): a bad flag, a policy or snapshot error, a usage source that

@@ -5,10 +5,10 @@
 
 #include "controller/commands.h"
 #include "controller/report.h"
-#include "placement/rfc3339.h"
 #include "controller/snapshot_files.h"
 #include "controller/usage_sources.h"
 #include "placement/cluster_index.h"
+#include "placement/rfc3339.h"
 #include "policy/http_url.h"
 #include "policy/loader.h"
 #include "strategies/plan.h"
@@ -99,9 +99,17 @@ std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const poli
   // The source's message names the file or the server; the prefix names the flag.
   std::string flag = !flags.usage_file.empty()       ? "--usage"
                      : !flags.prometheus_url.empty() ? "--prometheus"
-                                                     : "usage from the policy's LoadAware metrics";
+                     : first_load_aware(policy) != nullptr
+                         ? "usage from the policy's LoadAware metrics"
+                         : "usage from the policy's metricsProviders prometheus";
   try {
-    return source->fetch(nodes, usage_request(first_load_aware(policy)));
+    metrics::UsageMap usage = source->fetch(
+        nodes,
+        usage_request(first_load_aware(policy), first_prometheus_low_node_utilization(policy)));
+    for (std::string& warning : usage_source_warnings(flags, policy)) {
+      usage.warnings.push_back(std::move(warning));
+    }
+    return usage;
   } catch (const metrics::UsageError& e) {
     err << "error: " << flag << ": " << e.what() << "\n";
   } catch (const std::exception& e) {

@@ -19,6 +19,29 @@ metrics::NodeMatchMode node_match_mode(policy::NodeMatch match) {
   return metrics::NodeMatchMode::kAuto;
 }
 
+// Every LowNodeUtilization enabled under balance with metricsUtilization source Prometheus, in
+// profile order.
+std::vector<const policy::NodeUtilizationArgs*> prometheus_low_node_utilizations(
+    const policy::Policy& policy) {
+  std::vector<const policy::NodeUtilizationArgs*> out;
+  for (const policy::Profile& profile : policy.profiles) {
+    for (const std::string& name : profile.plugins.balance.enabled) {
+      if (name != "LowNodeUtilization") continue;
+      const policy::PluginConfig* config = profile.config(name);
+      if (config == nullptr) continue;
+      const auto* args = std::get_if<policy::NodeUtilizationArgs>(&config->args);
+      if (args != nullptr && args->metrics_utilization.source == "Prometheus") out.push_back(args);
+    }
+  }
+  return out;
+}
+
+// The metricsProviders prometheus url, "" when the policy names none.
+std::string providers_url(const policy::Policy& policy) {
+  const auto& prometheus = policy.metrics_providers.prometheus;
+  return prometheus ? prometheus->url : "";
+}
+
 }  // namespace
 
 metrics::PrometheusSettings prometheus_settings(
@@ -42,11 +65,22 @@ metrics::PrometheusSettings prometheus_settings(
   return s;
 }
 
-metrics::UsageRequest usage_request(const policy::LoadAwareArgs* load_aware) {
+const policy::NodeUtilizationArgs* first_prometheus_low_node_utilization(
+    const policy::Policy& policy) {
+  std::vector<const policy::NodeUtilizationArgs*> all = prometheus_low_node_utilizations(policy);
+  return all.empty() ? nullptr : all.front();
+}
+
+metrics::UsageRequest usage_request(const policy::LoadAwareArgs* load_aware,
+                                    const policy::NodeUtilizationArgs* low_node_utilization) {
   metrics::UsageRequest request;
   request.pods = true;
   if (load_aware != nullptr && load_aware->sustained_for) {
     request.sustained_for_ms = load_aware->sustained_for->milliseconds;
+  }
+  if (low_node_utilization != nullptr &&
+      low_node_utilization->metrics_utilization.source == "Prometheus") {
+    request.metric_resource_query = low_node_utilization->metrics_utilization.prometheus_query;
   }
   return request;
 }
@@ -70,18 +104,60 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
     if (!flags.prometheus_url.empty()) settings.address = flags.prometheus_url;
     return std::make_unique<metrics::PrometheusSource>(std::move(settings));
   }
-  if (!flags.prometheus_url.empty()) {
+  std::string address =
+      !flags.prometheus_url.empty() ? flags.prometheus_url : providers_url(policy);
+  if (!address.empty()) {
     metrics::PrometheusSettings settings;  // the built-in defaults: 5m window, 30s step, ...
-    settings.address = flags.prometheus_url;
+    settings.address = address;
     settings.evaluation_time = flags.at;
     return std::make_unique<metrics::PrometheusSource>(std::move(settings));
   }
   if (why_none != nullptr) {
     *why_none =
         "no usage source: the policy has no LoadAware plugin (whose metrics block names "
-        "Prometheus) and neither --usage nor --prometheus was given";
+        "Prometheus) and no metricsProviders prometheus url, and neither --usage nor --prometheus "
+        "was given";
   }
   return nullptr;
+}
+
+std::vector<std::string> usage_source_warnings(const UsageFlags& flags,
+                                               const policy::Policy& policy) {
+  std::vector<std::string> out;
+  if (!flags.usage_file.empty()) return out;
+  const std::string providers = providers_url(policy);
+  const policy::LoadAwareArgs* load_aware = first_load_aware(policy);
+  std::vector<const policy::NodeUtilizationArgs*> lnus = prometheus_low_node_utilizations(policy);
+  if (!lnus.empty() && !providers.empty()) {
+    std::string used = !flags.prometheus_url.empty() ? flags.prometheus_url
+                       : load_aware != nullptr       ? load_aware->metrics.address
+                                                     : providers;
+    std::string why = !flags.prometheus_url.empty() ? "--prometheus" : "LoadAware's metrics block";
+    if (used != providers) {
+      out.push_back("LowNodeUtilization's MetricResource query went to " + used + " (" + why +
+                    "), not to the metricsProviders prometheus url " + providers);
+    }
+  }
+  const auto& prometheus = policy.metrics_providers.prometheus;
+  if (prometheus &&
+      (!prometheus->auth_secret_name.empty() || !prometheus->auth_secret_namespace.empty())) {
+    out.push_back("metricsProviders prometheus authToken secretReference " +
+                  prometheus->auth_secret_namespace + "/" + prometheus->auth_secret_name +
+                  " is not used: reading a Secret needs the API client, so the queries carry no "
+                  "token from it");
+  }
+  for (size_t i = 1; i < lnus.size(); ++i) {
+    if (lnus[i]->metrics_utilization.prometheus_query !=
+        lnus[0]->metrics_utilization.prometheus_query) {
+      out.push_back(
+          "several LowNodeUtilization plugins with source Prometheus have different queries: "
+          "only the first one's (" +
+          lnus[0]->metrics_utilization.prometheus_query +
+          ") was sent, and all of them classify on its MetricResource");
+      break;
+    }
+  }
+  return out;
 }
 
 metrics::UsageMap usage_without_source(const std::string& why) {

@@ -1,7 +1,8 @@
 // Where the report (and the controller) gets node usage: a usage file, or Prometheus as the
-// policy's first LoadAware `metrics:` block configures it (its address replaceable by
-// `--prometheus URL`). Turns the policy's settings into the metrics module's, and the snapshot's
-// nodes into the identities the sources match series against.
+// policy's first LoadAware `metrics:` block configures it, else at the policy's metricsProviders
+// prometheus url (either address replaceable by `--prometheus URL`). Turns the policy's settings
+// into the metrics module's, and the snapshot's nodes into the identities the sources match series
+// against.
 #pragma once
 
 #include <chrono>
@@ -37,9 +38,19 @@ metrics::PrometheusSettings prometheus_settings(
     const policy::LoadAwareMetrics& metrics,
     std::optional<std::chrono::system_clock::time_point> at);
 
-// What to fetch: per-pod usage always (it makes a pod's estimated usage real), and the sustain
-// window of `load_aware` when it sets sustainedFor. `load_aware` may be null.
-metrics::UsageRequest usage_request(const policy::LoadAwareArgs* load_aware);
+// The args of the first LowNodeUtilization enabled under balance, in profile order, whose
+// metricsUtilization source is Prometheus, or nullptr: its prometheus.query gives every node's
+// MetricResource (one query per fetch, so one value per node for every such plugin).
+const policy::NodeUtilizationArgs* first_prometheus_low_node_utilization(
+    const policy::Policy& policy);
+
+// What to fetch: per-pod usage always (it makes a pod's estimated usage real), the sustain
+// window of `load_aware` when it sets sustainedFor, and the MetricResource query of
+// `low_node_utilization` (metricsUtilization.prometheus.query) when its source is Prometheus.
+// Either may be null.
+metrics::UsageRequest usage_request(
+    const policy::LoadAwareArgs* load_aware,
+    const policy::NodeUtilizationArgs* low_node_utilization = nullptr);
 
 // Every node of the snapshot, by name and InternalIP, in snapshot order.
 std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& snapshot);
@@ -48,12 +59,27 @@ std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& sn
 //  - --usage FILE: a FileSource;
 //  - else Prometheus with the first LoadAware's metrics settings, its address replaced by
 //    --prometheus URL when given;
-//  - else, with --prometheus URL and no LoadAware, Prometheus with the default settings;
-//  - else nullptr, and `*why_none` says why (the policy has no LoadAware and no flag was given).
+//  - else, with no LoadAware, Prometheus with the default settings at --prometheus URL, else at
+//    the policy's metricsProviders prometheus url (the server upstream sends LowNodeUtilization's
+//    MetricResource query to); `at` is the evaluation time either way;
+//  - else nullptr, and `*why_none` says why (no LoadAware, no metricsProviders prometheus url and
+//    no flag was given).
 // The flags must already be checked (not both, a valid URL).
 std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& flags,
                                                             const policy::Policy& policy,
                                                             std::string* why_none);
+
+// What the fetch's UsageMap must also say about where its data came from, for a source
+// make_usage_source() built from `policy` and `flags` (none with --usage):
+//  - a LowNodeUtilization with source Prometheus whose MetricResource query goes to another server
+//    than the metricsProviders prometheus url (the LoadAware's address, or --prometheus): the
+//    server it went to;
+//  - a metricsProviders authToken secretReference: not read (reading a Secret needs the API
+//    client), so the queries carry no such token;
+//  - several LowNodeUtilization with source Prometheus and different queries: only the first's
+//    is sent, every one of them classifies on its values.
+std::vector<std::string> usage_source_warnings(const UsageFlags& flags,
+                                               const policy::Policy& policy);
 
 // A UsageMap for when there is no source at all: no node has data and none is "unknown" (nothing
 // was asked), `why` is its one warning. Plugins that need usage do nothing; placement-only plugins

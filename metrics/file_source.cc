@@ -99,7 +99,9 @@ std::optional<double> optional_percent(const Reader& reader, const json& node,
 NodeUsage read_node(const Reader& reader, const json& value, const std::string& path) {
   const json& node =
       reader.object_at(value, path, "an object {\"cpu\": percent, \"memory\": percent}");
-  reader.only_fields(node, path, {"cpu", "memory", "cpuMin", "cpuMax", "memoryMin", "memoryMax"});
+  reader.only_fields(
+      node, path,
+      {"cpu", "memory", "cpuMin", "cpuMax", "memoryMin", "memoryMax", "metricResource"});
   NodeUsage usage;
   usage.cpu.percent = reader.number(reader.required(node, path, "cpu", kPercent),
                                     child_path(path, "cpu"), 0, 100, kPercent);
@@ -109,6 +111,7 @@ NodeUsage read_node(const Reader& reader, const json& value, const std::string& 
   usage.cpu.sustained_max = optional_percent(reader, node, path, "cpuMax");
   usage.memory.sustained_min = optional_percent(reader, node, path, "memoryMin");
   usage.memory.sustained_max = optional_percent(reader, node, path, "memoryMax");
+  usage.metric_resource = optional_percent(reader, node, path, "metricResource");
   for (const auto* resource : {&usage.cpu, &usage.memory}) {
     if (resource->sustained_min && resource->sustained_max &&
         *resource->sustained_min > *resource->sustained_max) {
@@ -156,7 +159,7 @@ UsageMap parse_usage_json(const std::string& text, const std::string& origin,
   json doc;
   try {
     doc = json::parse(text);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     reader.fail("", "not JSON: " + strip_json_exception_prefix(e.what()));
   }
   reader.object_at(doc, "", "an object {\"nodes\": {...}, \"pods\": {...}}");

@@ -2,7 +2,9 @@
 //   {"nodes": {"te1": {"cpu": 35.5, "memory": 40}},
 //    "pods":  {"default/web-1": {"cpu": 250, "memory": 268435456}}}      (pods optional)
 // Node values are percent (0..100); pod cpu is millicores, pod memory bytes. A node may also carry
-// "cpuMin", "cpuMax", "memoryMin", "memoryMax" (percent over the sustain period).
+// "cpuMin", "cpuMax", "memoryMin", "memoryMax" (percent over the sustain period) and
+// "metricResource" (percent 0..100: LowNodeUtilization's MetricResource for metricsUtilization
+// source Prometheus, what its query would answer times 100; absent: that node has none).
 #pragma once
 
 #include <string>

@@ -23,6 +23,10 @@ struct UsageRequest {
   std::optional<int64_t> sustained_for_ms;
   // Also fetch per-pod usage (the podCpu / podMemory queries).
   bool pods = false;
+  // Also fetch LowNodeUtilization's MetricResource with this PromQL (its
+  // metricsUtilization.prometheus.query, one value in 0..1 per node, labelled by node like the cpu
+  // query); fills NodeUsage::metric_resource. Empty: not asked.
+  std::string metric_resource_query;
 };
 
 // The whole fetch failed (no node could get data): unreachable server, every query refused, a file

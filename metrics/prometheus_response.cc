@@ -48,7 +48,7 @@ std::string strip_json_exception_prefix(const std::string& what) {
 json parse_body(std::string_view body) {
   try {
     return json::parse(body);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {
     bad("response is not JSON (" + strip_json_exception_prefix(e.what()) +
         "): " + body_excerpt(body));
   }
@@ -198,7 +198,7 @@ InstantResult decode_http_answer(long status, std::string_view body) {
     json doc = json::parse(body);
     error = prometheus_error_text(doc);
     if (doc.is_object() && error.find("bad_data: ") == 0) retryable = false;
-  } catch (const json::parse_error&) {
+  } catch (const json::exception&) {
     // not JSON: a proxy's page or plain text, quoted below
   }
   if (!error.empty()) throw QueryFailure("prometheus_error", prefix + error, retryable);

@@ -231,6 +231,9 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
     queries.emplace_back("pod_cpu", impl.pod_cpu);
     queries.emplace_back("pod_memory", impl.pod_memory);
   }
+  if (!request.metric_resource_query.empty()) {
+    queries.emplace_back("metric_resource", request.metric_resource_query);
+  }
   std::vector<QueryAnswer> answers(queries.size());
   {
     std::vector<std::thread> threads;
@@ -267,6 +270,8 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
       fetched.pod_cpu = std::move(answer);
     else if (answer.name == "pod_memory")
       fetched.pod_memory = std::move(answer);
+    else if (answer.name == "metric_resource")
+      fetched.metric_resource = std::move(answer);
   }
 
   // A node query that no node can use fails the whole fetch.

@@ -70,16 +70,20 @@ std::string sustained_query(std::string_view expr, std::string_view fn, int64_t 
 // One fetch sends, in parallel and all evaluated at the same time (settings.evaluation_time, else
 // the fetch's start): cpu and memory; with request.sustained_for_ms, cpu_min, cpu_max, memory_min
 // and memory_max (sustained_query over the windowed expressions); with request.pods, pod_cpu and
-// pod_memory. Each is a form POST to <address>/api/v1/query with `query`, `time` and `timeout`
+// pod_memory; with request.metric_resource_query, metric_resource (sent as given, not rendered).
+// Each is a form POST to <address>/api/v1/query with `query`, `time` and `timeout`
 // (nine tenths of the time left, so Prometheus' own timeout answer comes first). Transient
 // failures (connection refused or reset, timeout, HTTP 5xx and 429) are retried with exponential
 // backoff (100 ms doubling, at most 2 s) while timeout_ms allows; other HTTP 4xx, TLS failures and
 // Prometheus' bad_data are not. A cpu or memory query that fails for good, or answers
 // a scalar or a matrix, fails the fetch (UsageError naming the URL, the query and the reason);
-// sustained and pod query failures only add warnings. A node is known only with exactly one cpu
-// and one memory series (matched by node_label / node_match), each finite and within 0..100
-// (values less than 0.5 outside, counter jitter, are clamped); otherwise it is unknown with the
-// query and the problem as reason. Series that match no node become one warning per query.
+// sustained, pod and metric_resource query failures only add warnings. A node is known only
+// with exactly one cpu and one memory series (matched by node_label / node_match), each finite and
+// within 0..100 (values less than 0.5 outside, counter jitter, are clamped); otherwise it is
+// unknown with the query and the problem as reason. Series that match no node become one warning
+// per query. metric_resource is matched the same way, for known nodes only; its value must be
+// within 0..1 (stored times 100 in NodeUsage::metric_resource), else it stays unset with a
+// warning naming the node and the problem.
 // Safe to call from several threads.
 class PrometheusSource : public NodeUsageSource {
  public:

@@ -27,6 +27,11 @@ struct ResourceUsage {
 struct NodeUsage {
   ResourceUsage cpu;
   ResourceUsage memory;
+  // LowNodeUtilization's MetricResource (metricsUtilization.source Prometheus): the value of the
+  // policy's own query for this node, as percent 0..100 (the query answers 0..1, times 100).
+  // Unset when it was not asked for, or when the node's sample was missing or unusable (NaN,
+  // +-Inf, outside 0..1; a warning says which): LowNodeUtilization then treats the node as unknown.
+  std::optional<double> metric_resource;
   // Seconds between the answer's sample timestamp and the evaluation time (0 for instant queries,
   // which Prometheus stamps with the evaluation time).
   double age_seconds = 0;

@@ -250,6 +250,57 @@ void apply_pods(const FetchAnswers& answers, UsageMap& usage, Findings& findings
   }
 }
 
+// Fills metric_resource of known nodes from the MetricResource query (0..1 per node, kept as
+// percent). Upstream fails the whole LowNodeUtilization run for a node without a usable sample;
+// here only that node goes without (LowNodeUtilization then treats it as unknown).
+void apply_metric_resource(const std::optional<QueryAnswer>& answer,
+                           std::span<const NodeIdentity> nodes, const NodeMatcher& matcher,
+                           UsageMap& usage, Findings& findings) {
+  if (!answer) return;
+  copy_prometheus_warnings(*answer, findings);
+  std::string problem = node_query_problem(*answer, matcher.node_label());
+  if (!problem.empty()) {
+    if (answer->result) findings.count(answer->name, "bad_response");
+    findings.warn(answer->name + " query `" + answer->promql + "`: " + problem +
+                  "; no node has a MetricResource value");
+    return;
+  }
+  SeriesMatch match = matcher.match(answer->result->samples);
+  report_strays(match, *answer, matcher, findings);
+  std::vector<std::string> missing;
+  size_t missing_count = 0;
+  const std::string prefix = answer->name + " query: ";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    auto known = usage.nodes.find(nodes[i].name);
+    if (known == usage.nodes.end() || known->second.metric_resource) continue;
+    const auto& samples = match.by_node[i];
+    if (samples.empty()) {
+      if (missing_count++ < kExamples) missing.push_back(nodes[i].name);
+      continue;
+    }
+    if (samples.size() > 1) {
+      findings.count(answer->name, "duplicate");
+      findings.warn(prefix + "node " + nodes[i].name + ": " + std::to_string(samples.size()) +
+                    " series match it; no MetricResource value");
+      continue;
+    }
+    double v = samples[0]->value;
+    if (std::isnan(v) || std::isinf(v) || v < 0 || v > 1) {
+      findings.count(answer->name, "bad_value");
+      findings.warn(prefix + "node " + nodes[i].name + ": value " + format_value(v) +
+                    (std::isnan(v) || std::isinf(v) ? " is not a number" : " is outside 0..1") +
+                    "; no MetricResource value");
+      continue;
+    }
+    known->second.metric_resource = v * 100;
+  }
+  if (missing_count > 0) {
+    findings.warn(prefix + "no series for " + std::to_string(missing_count) +
+                  " node(s) with data (e.g. " + join(missing, ", ") +
+                  "); they have no MetricResource value");
+  }
+}
+
 }  // namespace
 
 std::string node_query_problem(const QueryAnswer& answer, const std::string& node_label) {
@@ -306,6 +357,7 @@ AssembledUsage assemble_usage(std::span<const NodeIdentity> nodes, const FetchAn
   apply_sustained(answers.memory_max, nodes, matcher, out.usage, findings,
                   &ResourceUsage::sustained_max, &NodeUsage::memory);
   apply_pods(answers, out.usage, findings);
+  apply_metric_resource(answers.metric_resource, nodes, matcher, out.usage, findings);
   return out;
 }
 

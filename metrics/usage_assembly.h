@@ -5,7 +5,11 @@
 // is unknown with a reason naming the query and the problem (no series, duplicate series, NaN,
 // +-Inf, a value outside 0..100). Values within kPercentSlack of the range (counter jitter makes
 // `1 - idle rate` dip just below 0) are clamped into it. Sustained min/max and pod usage are
-// extras: their problems are warnings and leave the value out.
+// extras: their problems are warnings and leave the value out. So is MetricResource (the
+// metric_resource query, asked by LowNodeUtilization's source Prometheus): a value in 0..1 per
+// known node, stored times 100; a missing, NaN, +-Inf or out-of-range sample leaves the node's
+// metric_resource unset with a warning naming the node and the problem, and a failed query is one
+// warning.
 #pragma once
 
 #include <optional>
@@ -24,7 +28,7 @@ inline constexpr double kPercentSlack = 0.5;
 
 // One query of a fetch and what came of it.
 struct QueryAnswer {
-  std::string name;    // cpu, memory, cpu_min, cpu_max, memory_min, memory_max, pod_cpu, pod_memory
+  std::string name;    // cpu, memory, cpu_min, ..., pod_memory, metric_resource
   std::string promql;  // as sent
   std::optional<InstantResult> result;  // empty: the query failed
   std::string failure;                  // why, when it failed
@@ -34,6 +38,7 @@ struct FetchAnswers {
   QueryAnswer cpu, memory;
   std::optional<QueryAnswer> cpu_min, cpu_max, memory_min, memory_max;  // sustainedFor asked
   std::optional<QueryAnswer> pod_cpu, pod_memory;                       // pod usage asked
+  std::optional<QueryAnswer> metric_resource;  // UsageRequest::metric_resource_query asked
 };
 
 struct AssembledUsage {

@@ -4,9 +4,13 @@
 // Usage per node is requested / allocatable per resource (pods: pod count), or, with
 // LowNodeUtilization's metricsUtilization source KubernetesMetrics, the usage data's cpu and
 // memory percentages (the rest still from requests; nodes without data are neither sources nor
-// targets). Classification: underutilized = schedulable and every resource of thresholds at or
-// under it; overutilized = some resource over targetThresholds (deviation mode: around the
-// mean). Pods in upstream's order: priority, QoS, prefer-no-eviction, then name.
+// targets), or, with source Prometheus, MetricResource: the usage data's metric_resource (the
+// value of the plugin's own query per node, times 100), the only resource its watermarks name.
+// Pods have no MetricResource usage, so (as upstream) at most one pod leaves each overutilized
+// node per run, or up to evictionLimits.node when it is set. Classification: underutilized =
+// schedulable and every resource of thresholds at or under it; overutilized = some resource over
+// targetThresholds (deviation mode: around the mean). Pods in upstream's order: priority, QoS,
+// prefer-no-eviction, then name.
 //
 // Where loadshift differs, on purpose:
 //  - every pod needs a target the placement core accepts (upstream only checks taints, and any
@@ -16,9 +20,10 @@
 //    stays, with the reason, instead of being evicted for nothing;
 //  - sources are ordered by usage normalised per resource, not by the raw sum of millicores and
 //    bytes (where memory always dominates);
-//  - source Prometheus (MetricResource, a per-node value of the policy's own query) needs values
-//    the usage data does not carry: the plugin says so and does nothing.
+//  - source Prometheus: a node without a usable MetricResource sample (missing, NaN, outside 0..1)
+//    is unknown, never a source nor a target; upstream fails the whole plugin run instead.
 #include <algorithm>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +37,7 @@ namespace loadshift::strategies {
 namespace {
 
 constexpr double kEpsilon = 1e-9;
+constexpr const char* kMetricResource = "MetricResource";
 
 std::string nodes_text(size_t count) {
   return std::to_string(count) + (count == 1 ? " node" : " nodes");
@@ -78,10 +84,25 @@ class NodeUtilization {
       note("no eviction filter was given; nothing evicted");
       return false;
     }
+    size_t without_metric = 0;
     for (NodeId node = 0; node < snapshot_.nodes.size(); ++node) {
       if (!ctx_.in_scope(node)) continue;
       const metrics::NodeUsage* usage = real_usage_ ? ctx_.node_usage(node) : nullptr;
       if (real_usage_ && usage == nullptr) continue;
+      std::optional<double> metric;
+      if (metric_resource_) {
+        const metrics::NodeUsage* data = ctx_.node_usage(node);
+        if (data != nullptr) metric = data->metric_resource;
+        if (!metric) {
+          ++without_metric;
+          NodeState& state = ctx_.node_state(node);
+          if (state.classified_by.empty()) {
+            state.why = "unknown: no MetricResource sample";
+            state.classified_by = plugin_;
+          }
+          continue;
+        }
+      }
       const placement::Node& n = snapshot_.nodes[node];
       const placement::ResourceList& requested = ctx_.index().requested(node);
       Percentages now;
@@ -92,8 +113,14 @@ class NodeUtilization {
         now["cpu"] = usage->cpu.percent;
         now["memory"] = usage->memory.percent;
       }
+      if (metric) now[kMetricResource] = *metric;
       predicted_.set(node, now);
       known_.push_back(node);
+    }
+    if (without_metric > 0) {
+      note(nodes_text(without_metric) +
+           " without a usable MetricResource sample (see the usage warnings): neither sources "
+           "nor targets");
     }
     return true;
   }
@@ -106,7 +133,7 @@ class NodeUtilization {
       for (NodeId node : known_) usages.push_back(&predicted_.of(node));
       w = around_mean(w, mean_of(usages));
     }
-    const char* basis = real_usage_ ? "" : "requested ";
+    const char* basis = real_usage_ || metric_resource_ ? "" : "requested ";
     for (NodeId node : known_) {
       bool schedulable = cordoned_low || !snapshot_.nodes[node].unschedulable;
       Classification c = classify(predicted_.of(node), w, schedulable);
@@ -213,6 +240,8 @@ class NodeUtilization {
   PlanContext& ctx_;
   const placement::Snapshot& snapshot_;
   bool real_usage_;
+  // Source Prometheus: classified on MetricResource, pods carry none of it.
+  bool metric_resource_ = false;
   PredictedUsage predicted_;
   std::vector<Percentages> high_;  // by node: the cap a target must stay within (may be empty)
   std::vector<NodeId> known_, over_, under_;
@@ -225,15 +254,10 @@ class LowNodeUtilization : public NodeUtilization {
       : NodeUtilization("LowNodeUtilization", args, scope, ctx,
                         args.metrics_utilization.source == "KubernetesMetrics") {
     if (args.eviction_limit_node) limits_.node = *args.eviction_limit_node;
+    metric_resource_ = args.metrics_utilization.source == "Prometheus";
   }
 
   void run() {
-    if (args_.metrics_utilization.source == "Prometheus") {
-      note(
-          "metricsUtilization.source Prometheus classifies nodes on MetricResource, the value of "
-          "its own query per node, which the usage data does not carry: nothing evicted");
-      return;
-    }
     if (!measure()) return;
     classify_all({args_.thresholds, args_.target_thresholds}, false);
     if (over_.empty()) return;
@@ -251,8 +275,22 @@ class LowNodeUtilization : public NodeUtilization {
  private:
   void relieve(NodeId source) {
     std::vector<PodRank> candidates = candidates_on(source, false);
+    // Source Prometheus: no pod has MetricResource usage, so the excess never shrinks; upstream
+    // moves one pod per overutilized node, or up to evictionLimits.node.
+    const uint32_t per_node = args_.eviction_limit_node.value_or(1);
+    uint32_t evicted = 0;
     for (size_t i = 0; i < candidates.size(); ++i) {
       PodId pod = candidates[i].pod;
+      if (metric_resource_ && evicted >= per_node) {
+        for (size_t k = i; k < candidates.size(); ++k) {
+          ctx_.skip(candidates[k].pod, plugin_,
+                    "MetricResource has no per-pod usage: at most " + std::to_string(per_node) +
+                        (per_node == 1 ? " pod" : " pods") + " per overutilized node per run (" +
+                        (args_.eviction_limit_node ? "evictionLimits.node" : "upstream's rule") +
+                        ")");
+        }
+        return;
+      }
       Percentages excess = excess_over(predicted_.of(source), high_[source]);
       if (excess.empty()) {
         for (size_t k = i; k < candidates.size(); ++k) {
@@ -270,7 +308,7 @@ class LowNodeUtilization : public NodeUtilization {
         over.push_back(entry.first);
         relief += share.at(entry.first);
       }
-      if (relief <= kEpsilon) {
+      if (!metric_resource_ && relief <= kEpsilon) {
         ctx_.skip(pod, plugin_,
                   "no relief: " + std::string(real_usage_ ? "est. " : "requests ") +
                       amount_text(over.front(), load.amount(over.front())) + ", nothing of what " +
@@ -289,15 +327,23 @@ class LowNodeUtilization : public NodeUtilization {
         continue;
       }
       NodeId target = *search.target;
-      std::string reason = name(source) + " " + (real_usage_ ? "" : "requested ");
+      std::string reason =
+          name(source) + " " + (real_usage_ || metric_resource_ ? "" : "requested ");
       for (size_t k = 0; k < over.size(); ++k) {
         reason += (k > 0 ? ", " : "") + over[k] + " " +
                   percent_text(predicted_.of(source).at(over[k])) + " > " +
                   setting_text(high_[source].at(over[k]));
       }
-      reason += ": evict " + snapshot_.pods[pod].key() + " -> " +
-                change_text(target, over, predicted_.share(target, load), +1);
+      if (metric_resource_) {
+        reason += ": evict " + snapshot_.pods[pod].key() + " -> " + name(target) + " (" +
+                  kMetricResource + " " + percent_text(predicted_.of(target).at(kMetricResource)) +
+                  "; pods have no MetricResource usage)";
+      } else {
+        reason += ": evict " + snapshot_.pods[pod].key() + " -> " +
+                  change_text(target, over, predicted_.share(target, load), +1);
+      }
       evict(pod, source, target, std::move(reason), &limits_);
+      ++evicted;
     }
   }
 

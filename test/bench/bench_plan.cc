@@ -1,6 +1,6 @@
-// Benchmark: one full plan for a synthetic cluster — LoadAware on real usage (the seed's watermarks)
-// and LowNodeUtilization 20/20/20 -> 50/50/50 (the peer's configuration) — timing each step.
-// Prints figures (plan time, evictions, peak RSS); asserts nothing timed. Planning is
+// Benchmark: one full plan for a synthetic cluster — LoadAware on real usage (the seed's
+// watermarks) and LowNodeUtilization 20/20/20 -> 50/50/50 (the peer's configuration) — timing each
+// step. Prints figures (plan time, evictions, peak RSS); asserts nothing timed. Planning is
 // single-threaded, so the plan time is one core's.
 //
 // usage: bench_plan CLUSTER.json USAGE.json
@@ -91,10 +91,11 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
       under += node.node_class == strategies::NodeClass::kUnderutilized;
       unknown += node.node_class == strategies::NodeClass::kUnknown;
     }
-    std::printf("%s run %d: index %.3f s, plan %.3f s, %zu evictions, %zu skipped, %zu over, %zu under, "
-                "%zu unknown nodes\n",
-                label, run + 1, index_s, plan_s, plan.evictions.size(), plan.skipped.size(), over, under,
-                unknown);
+    std::printf(
+        "%s run %d: index %.3f s, plan %.3f s, %zu evictions, %zu skipped, %zu over, %zu under, "
+        "%zu unknown nodes\n",
+        label, run + 1, index_s, plan_s, plan.evictions.size(), plan.skipped.size(), over, under,
+        unknown);
   }
   return 0;
 }
@@ -123,7 +124,8 @@ int main(int argc, char** argv) {
   start = Clock::now();
   metrics::UsageMap usage;
   try {
-    usage = metrics::FileSource(argv[2]).fetch(nodes, {.sustained_for_ms = {}, .pods = true});
+    usage = metrics::FileSource(argv[2]).fetch(
+        nodes, {.sustained_for_ms = {}, .pods = true, .metric_resource_query = {}});
   } catch (const metrics::UsageError& e) {
     std::cerr << e.what() << "\n";
     return 1;

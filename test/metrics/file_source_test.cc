@@ -70,7 +70,7 @@ TEST_CASE("malformed usage files are named by file and JSON path", "[file]") {
        R"(usage.json: nodes.te1: missing "memory" (expected a number 0..100))"},
       {R"({"nodes": {"te1": {"cpu": 10, "memory": 1, "gpu": 3}}})",
        "usage.json: nodes.te1.gpu: unknown field (expected cpu, memory, cpuMin, cpuMax, memoryMin, "
-       "memoryMax)"},
+       "memoryMax, metricResource)"},
       {R"({"nodes": {"te1": {"cpu": 10, "memory": 1, "cpuMin": 50, "cpuMax": 40}}})",
        "usage.json: nodes.te1: cpuMin 50 is greater than cpuMax 40"},
       {R"({"nodes": {"te1": 12}})",
@@ -85,6 +85,10 @@ TEST_CASE("malformed usage files are named by file and JSON path", "[file]") {
       {R"({"nodes": {"te1": {"cpu": 1, "memory": 1}})",
        "usage.json: not JSON: parse error at line 1"},
       {"", "usage.json: not JSON: "},
+      // nlohmann reports a number too large for a double as out_of_range, not parse_error (the
+      // usage fuzzer found it: it ended the process).
+      {R"({"nodes": {"te1": {"cpu": 2e01229, "memory": 1}}})",
+       "usage.json: not JSON: number overflow"},
       {R"({"nodes": {}, "pods": {"web-1": {"cpu": 1, "memory": 1}}})",
        R"(usage.json: pods.web-1: expected a pod key "namespace/name")"},
       {R"({"nodes": {}, "pods": {"default/web-1": {"cpu": -5, "memory": 1}}})",

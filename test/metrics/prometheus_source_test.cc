@@ -122,7 +122,8 @@ TEST_CASE("sustained and pod queries are one request each", "[http]") {
   auto nodes = make_nodes(50);
   server.set_handler([&](const FakeRequest& r) { return healthy(r, nodes); });
   PrometheusSource source(settings_for(server));
-  UsageMap usage = source.fetch(nodes, {.sustained_for_ms = 600000, .pods = true});
+  UsageMap usage =
+      source.fetch(nodes, {.sustained_for_ms = 600000, .pods = true, .metric_resource_query = {}});
   CHECK(source.requests_sent() == 8);
   CHECK(count_queries(server, "min_over_time((cpu_percent[5m])[10m:30s])") == 1);
   CHECK(count_queries(server, "max_over_time((memory_percent[5m])[10m:30s])") == 1);
@@ -379,7 +380,8 @@ TEST_CASE("pod and sustained query failures are warnings only", "[http]") {
     return healthy(r, nodes);
   });
   PrometheusSource source(settings_for(server));
-  UsageMap usage = source.fetch(nodes, {.sustained_for_ms = 600000, .pods = true});
+  UsageMap usage =
+      source.fetch(nodes, {.sustained_for_ms = 600000, .pods = true, .metric_resource_query = {}});
   CHECK(usage.nodes.size() == 2);
   CHECK(usage.pods.empty());
   CHECK_FALSE(usage.nodes.at("node-0").cpu.sustained_max);

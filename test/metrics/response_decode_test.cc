@@ -109,6 +109,8 @@ TEST_CASE("malformed bodies and missing fields are bad responses that say where"
   const Case cases[] = {
       {"<html>Bad Gateway</html>", "response is not JSON"},
       {"", "response is not JSON"},
+      {R"({"status":"success","data":{"resultType":"scalar","result":[1e400,"1"]}})",
+       "response is not JSON"},  // a number a double cannot hold: out_of_range, not parse_error
       {R"([1,2])", "expected a JSON object with \"status\", got an array"},
       {R"({"data":{}})", "missing \"status\""},
       {R"({"status":"success"})", "missing \"data\" object"},

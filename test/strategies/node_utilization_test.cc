@@ -95,14 +95,18 @@ TEST_CASE("LowNodeUtilization: Prometheus source, numberOfNodes, and pods that r
   r.f.snapshot.pods = {best_effort};
   add_pods(r.f.snapshot, "p", "n1", 9, 3200);
 
-  SECTION("Prometheus: says it cannot classify on MetricResource") {
+  SECTION("Prometheus: the first pod in upstream's order leaves, even one that frees nothing") {
     policy::NodeUtilizationArgs args;
     args.thresholds = {{"MetricResource", 20}};
     args.target_thresholds = {{"MetricResource", 70}};
     args.metrics_utilization = {"Prometheus", "instance:node_cpu:ratio"};
-    CHECK(r.run(&strategies::run_low_node_utilization, args).empty());
-    CHECK(r.noted("LowNodeUtilization: metricsUtilization.source Prometheus classifies nodes on "
-                  "MetricResource"));
+    r.f.usage = usage_of({{"n1", {50, 50}}, {"n2", {50, 50}}});
+    r.f.usage.nodes["n1"].metric_resource = 90;
+    r.f.usage.nodes["n2"].metric_resource = 5;
+    CHECK(r.run(&strategies::run_low_node_utilization, args) == Moves{"be->n2"});
+    CHECK(r.skip("p0") ==
+          "MetricResource has no per-pod usage: at most 1 pod per overutilized node per run "
+          "(upstream's rule)");
   }
   SECTION("numberOfNodes 1 with one underutilized node: nothing") {
     policy::NodeUtilizationArgs args = low_args(20, 70);
@@ -123,6 +127,53 @@ TEST_CASE("LowNodeUtilization: Prometheus source, numberOfNodes, and pods that r
     args.eviction_limit_node = 1;
     CHECK(r.run(&strategies::run_low_node_utilization, args) == Moves{"p0->n2"});
     CHECK(r.skip("p1") == "node eviction limit reached: 1 of 1 from n1 (evictionLimits.node)");
+  }
+}
+
+TEST_CASE("LowNodeUtilization with source Prometheus classifies on MetricResource") {
+  BalanceRun r;
+  r.f.snapshot.nodes = {make_node("n1"), make_node("n2"), make_node("n3"), make_node("n4")};
+  add_pods(r.f.snapshot, "p", "n1", 3, 3200);
+  add_pods(r.f.snapshot, "q", "n2", 3, 3200);
+  add_pods(r.f.snapshot, "z", "n4", 3, 3200);
+  // n4: cpu and memory known, but no usable MetricResource sample (missing or NaN upstream).
+  r.f.usage = usage_of({{"n1", {20, 20}}, {"n2", {20, 20}}, {"n3", {5, 5}}, {"n4", {1, 1}}});
+  r.f.usage.nodes["n1"].metric_resource = 90;
+  r.f.usage.nodes["n2"].metric_resource = 85;
+  r.f.usage.nodes["n3"].metric_resource = 10;
+  policy::NodeUtilizationArgs args;
+  args.thresholds = {{"MetricResource", 20}};
+  args.target_thresholds = {{"MetricResource", 70}};
+  args.metrics_utilization = {"Prometheus", "instance:node_load:ratio"};
+
+  SECTION("one pod per overutilized node; the unknown node is never a source nor a target") {
+    CHECK(r.run(&strategies::run_low_node_utilization, args) == Moves{"p0->n3", "q0->n3"});
+    CHECK(r.node_class("n1") == NodeClass::kOverutilized);
+    CHECK(r.node("n1").why == "MetricResource 90.0% > 70%");
+    CHECK(r.node_class("n3") == NodeClass::kUnderutilized);
+    CHECK(r.node_class("n4") == NodeClass::kUnknown);
+    CHECK(r.node("n4").why == "unknown: no MetricResource sample");
+    CHECK(r.reason(0) == "n1 MetricResource 90.0% > 70%: evict apps/p0 -> n3 (MetricResource "
+                         "10.0%; pods have no MetricResource usage)");
+    CHECK(r.skip("p1") ==
+          "MetricResource has no per-pod usage: at most 1 pod per overutilized node per run "
+          "(upstream's rule)");
+    CHECK(r.noted("LowNodeUtilization: 1 node without a usable MetricResource sample"));
+  }
+  SECTION("evictionLimits.node 2: up to two pods per overutilized node") {
+    args.eviction_limit_node = 2;
+    CHECK(r.run(&strategies::run_low_node_utilization, args) ==
+          Moves{"p0->n3", "p1->n3", "q0->n3", "q1->n3"});
+    CHECK(r.skip("p2") ==
+          "MetricResource has no per-pod usage: at most 2 pods per overutilized node per run "
+          "(evictionLimits.node)");
+  }
+  SECTION("the only underutilized node without a sample: no target, nothing evicted") {
+    r.f.usage.nodes["n3"].metric_resource.reset();
+    r.f.usage.nodes["n4"].metric_resource = 50;
+    CHECK(r.run(&strategies::run_low_node_utilization, args).empty());
+    CHECK(r.node_class("n3") == NodeClass::kUnknown);
+    CHECK(r.noted("none is underutilized: nothing evicted"));
   }
 }
 
