@@ -80,7 +80,9 @@ void write_report(const placement::ClusterIndex& index, const strategies::Plan& 
       write_report_markdown(content, out);
       return;
     case ReportFormat::kJson:
-      out << report_content_json(content).dump(2) << "\n";
+      // Inputs are checked for UTF-8 where they enter; replace rather than throw if one slips by.
+      out << report_content_json(content).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+          << "\n";
       return;
   }
 }
