@@ -12,26 +12,14 @@
 #include "controller/snapshot_files.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+#include "test/bench/bench_clock.h"
 
 using namespace loadshift::placement;
-using Clock = std::chrono::steady_clock;
+using loadshift::bench::Clock;
+using loadshift::bench::peak_rss_mib;
+using loadshift::bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-// Peak resident set size of this process in MiB (VmHWM).
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return -1;
-}
-
 
 // feasible() for every pod against `candidates` nodes, then fits() with reasons for 1/10 of them.
 void run_fits(const ClusterIndex& index, size_t candidates) {

@@ -17,24 +17,14 @@
 #include "placement/cluster_index.h"
 #include "policy/loader.h"
 #include "strategies/plan.h"
+#include "test/bench/bench_clock.h"
 
 using namespace loadshift;
-using Clock = std::chrono::steady_clock;
+using loadshift::bench::Clock;
+using loadshift::bench::peak_rss_mib;
+using loadshift::bench::seconds_since;
 
 namespace {
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return -1;
-}
 
 constexpr const char* kLoadAwarePolicy = R"(
 apiVersion: descheduler/v1alpha2

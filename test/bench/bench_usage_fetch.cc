@@ -23,29 +23,19 @@
 #include <vector>
 
 #include "metrics/prometheus_source.h"
+#include "test/bench/bench_clock.h"
 #include "test/prometheus/node_series.h"
 #include "test/prometheus/prometheus_server.h"
 
 using namespace loadshift::metrics;
 using namespace loadshift::testing;
-using Clock = std::chrono::steady_clock;
+using loadshift::bench::Clock;
+using loadshift::bench::peak_rss_mib;
+using loadshift::bench::seconds_since;
 
 namespace {
 
 constexpr int64_t kEval = 1735731900;  // 2025-01-01T11:45:00Z, the fixed evaluation time
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double peak_rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmHWM:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return -1;
-}
 
 std::string node_name(size_t i) {
   char name[32];
