@@ -1,405 +1,16 @@
-// GPU topology (placement/gpu.h): node views, register formats, pod demands, check_gpu and the
-// GPU reasons a pod must never move.
+// GPU topology (placement/gpu.h), what check_gpu decides: product, kinds, MIG, HAMi/Volcano/MetaX
+// per-device fit, group size, NVLink clique, and the GPU reasons a pod must never move.
 #include <catch2/catch.hpp>
 
 #include <string>
 #include <vector>
 
-#include "builders.h"
-#include "placement/gpu.h"
-#include "placement/gpu_annotations.h"
+#include "gpu_builders.h"
 
 using namespace loadshift::testing;
 
-namespace {
-
-std::string hami_device_json(const std::string& uuid, int index, int64_t mem, int numa,
-                             bool healthy = true, const std::string& type = "NVIDIA-H20") {
-  std::string json = "{\"id\":\"" + uuid + "\",\"index\":" + std::to_string(index) +
-                     ",\"count\":10,\"devmem\":" + std::to_string(mem) +
-                     ",\"devcore\":100,\"type\":\"" + type + "\",\"numa\":" + std::to_string(numa) +
-                     ",\"mode\":\"hami-core\"";
-  if (healthy) json += ",\"health\":true";
-  return json + "}";
-}
-
-// A HAMi node with two healthy 24 GiB devices GPU-<name>-0 / -1 on NUMA 0 / 1.
-Node hami_node(const std::string& name, const std::string& product = "NVIDIA-H20") {
-  Node node = make_node(name);
-  node.meta.labels.set("nvidia.com/gpu.product", product);
-  node.meta.annotations.set("hami.io/node-nvidia-register",
-                            "[" + hami_device_json("GPU-" + name + "-0", 0, 24576, 0) + "," +
-                                hami_device_json("GPU-" + name + "-1", 1, 24576, 1) + "]");
-  node.allocatable.set("nvidia.com/gpu", 20);
-  node.capacity.set("nvidia.com/gpu", 20);
-  return node;
-}
-
-Node native_node(const std::string& name, const std::string& product, int64_t gpus = 8) {
-  Node node = make_node(name);
-  node.meta.labels.set("nvidia.com/gpu.product", product);
-  node.allocatable.set("nvidia.com/gpu", gpus);
-  node.capacity.set("nvidia.com/gpu", gpus);
-  return node;
-}
-
-Pod gpu_pod(const std::string& name, const std::string& node, int64_t gpus = 1) {
-  Pod pod = make_pod(name, 100, int64_t{256} << 20, node);
-  pod.containers[0].requests.set("nvidia.com/gpu", gpus);
-  pod.containers[0].limits.set("nvidia.com/gpu", gpus);
-  return pod;
-}
-
-// A settled HAMi pod on `node` using `mem` MiB and `cores` % of `device`.
-Pod hami_pod(const std::string& name, const std::string& node, int64_t mem, int64_t cores,
-             const std::string& device) {
-  Pod pod = gpu_pod(name, node);
-  pod.containers[0].limits.set("nvidia.com/gpumem", mem);
-  pod.containers[0].limits.set("nvidia.com/gpucores", cores);
-  pod.scheduler_name = "hami-scheduler";
-  pod.meta.annotations.set("hami.io/vgpu-node", node);
-  pod.meta.annotations.set("hami.io/bind-phase", "success");
-  pod.meta.annotations.set(
-      "hami.io/vgpu-devices-allocated",
-      device + ",NVIDIA," + std::to_string(mem) + "," + std::to_string(cores) + ":;");
-  return pod;
-}
-
-void own_by(Pod& pod, const std::string& owner_uid) {
-  pod.owners.push_back(OwnerReference{"batch.volcano.sh/v1alpha1", "Job", "job", owner_uid, true});
-}
-
-struct Fixture {
-  Snapshot snapshot;
-  GpuOptions options;
-
-  NodeId node(const std::string& name) const {
-    for (NodeId id = 0; id < snapshot.nodes.size(); ++id) {
-      if (snapshot.nodes[id].meta.name == name) return id;
-    }
-    FAIL("no node " << name);
-    return kNoNode;
-  }
-  PodId pod(const std::string& name) const {
-    for (PodId id = 0; id < snapshot.pods.size(); ++id) {
-      if (snapshot.pods[id].meta.name == name) return id;
-    }
-    FAIL("no pod " << name);
-    return 0;
-  }
-  GpuIndex index() const { return GpuIndex(snapshot, options); }
-
-  // check_gpu's reasons for `pod` on `target` ("" when it fits).
-  std::string check(const GpuIndex& gpus, const std::string& pod, const std::string& target,
-                    const Ledger* ledger = nullptr) const {
-    Ledger empty(snapshot.nodes.size());
-    const Ledger& l = ledger ? *ledger : empty;
-    Reasons reasons;
-    bool fits = check_gpu(snapshot, gpus, this->pod(pod), node(target), l, &reasons);
-    bool fast = check_gpu(snapshot, gpus, this->pod(pod), node(target), l, nullptr);
-    CHECK(fits == fast);
-    CHECK(fits == reasons.empty());
-    std::string text;
-    for (const Rejection& r : reasons) {
-      CHECK(r.rule == Rule::kGpu);
-      text += (text.empty() ? "" : "; ") + r.reason;
-    }
-    return text;
-  }
-};
-
-}  // namespace
-
-TEST_CASE("stack detection for each GPU stack", "[gpu]") {
-  Fixture f;
-  f.snapshot.nodes.push_back(make_node("cpu"));
-  f.snapshot.nodes.push_back(native_node("native", "NVIDIA-H20"));
-  f.snapshot.nodes.push_back(hami_node("hami"));
-  Node handshake = make_node("hami-no-register");
-  handshake.meta.annotations.set("hami.io/node-handshake", "Requesting_2025-01-01 00:00:00");
-  handshake.allocatable.set("nvidia.com/gpu", 80);
-  f.snapshot.nodes.push_back(handshake);
-  Node sgpu = make_node("metax-sgpu");
-  sgpu.meta.annotations.set("metax-tech.com/node-gpu-devices",
-                            R"([{"uuid":"m-0","totalDevCount":16,"totalCompute":100,)"
-                            R"("totalVRam":65536,"healthy":true}])");
-  f.snapshot.nodes.push_back(sgpu);
-  Node metax = make_node("metax");
-  metax.allocatable.set("metax-tech.com/gpu", 8);
-  f.snapshot.nodes.push_back(metax);
-  Node vgpu = make_node("volcano-vgpu");
-  vgpu.meta.annotations.set("volcano.sh/node-vgpu-register",
-                            "GPU-v0,10,24576,NVIDIA-L4,true,hami-core:");
-  vgpu.allocatable.set("volcano.sh/vgpu-number", 10);
-  f.snapshot.nodes.push_back(vgpu);
-  Node share = make_node("gpushare");
-  share.capacity.set("volcano.sh/gpu-memory", 4 * 16384);
-  share.capacity.set("volcano.sh/gpu-number", 4);
-  f.snapshot.nodes.push_back(share);
-  Node mig = make_node("mig-mixed");
-  mig.allocatable.set("nvidia.com/mig-1g.5gb", 7);
-  f.snapshot.nodes.push_back(mig);
-
-  GpuIndex gpus = f.index();
-  CHECK(gpus.node(f.node("cpu")).stack == GpuStack::kNone);
-  CHECK(gpus.node(f.node("native")).stack == GpuStack::kNativeNvidia);
-  CHECK(gpus.node(f.node("hami")).stack == GpuStack::kHamiNvidia);
-  CHECK(gpus.node(f.node("hami")).register_ok);
-  const NodeGpuView& missing = gpus.node(f.node("hami-no-register"));
-  CHECK(missing.stack == GpuStack::kHamiNvidia);
-  CHECK_FALSE(missing.register_ok);
-  CHECK(missing.register_error == "annotation hami.io/node-nvidia-register is missing");
-  CHECK(gpus.node(f.node("metax-sgpu")).stack == GpuStack::kHamiMetaxSgpu);
-  CHECK(gpus.node(f.node("metax")).stack == GpuStack::kMetaxGpu);
-  CHECK(gpus.node(f.node("volcano-vgpu")).stack == GpuStack::kVolcanoVgpu);
-  const NodeGpuView& share_view = gpus.node(f.node("gpushare"));
-  CHECK(share_view.stack == GpuStack::kVolcanoGpuShare);
-  REQUIRE(share_view.devices.size() == 4);
-  CHECK(share_view.devices[3].mem_mib == 16384);
-  CHECK(gpus.node(f.node("mig-mixed")).stack == GpuStack::kNativeNvidia);
-  CHECK(to_string(GpuStack::kHamiMetaxSgpu) == "hami-metax-sgpu");
-}
-
-TEST_CASE("HAMi register in JSON: absent health is unhealthy, absent numa/index are 0", "[gpu]") {
-  RegisterDecode d = decode_hami_register(
-      R"( [{"id":"GPU-a","index":2,"count":10,"devmem":97871,"devcore":100,"type":"NVIDIA H20",)"
-      R"("numa":1,"mode":"hami-core","health":true},)"
-      R"({"id":"GPU-b","count":5,"devmem":1000,"devcore":100,"type":"NVIDIA H20"}] )");
-  REQUIRE(d.ok());
-  REQUIRE(d.devices.size() == 2);
-  CHECK(d.devices[0].uuid == "GPU-a");
-  CHECK(d.devices[0].index == 2);
-  CHECK(d.devices[0].numa == 1);
-  CHECK(d.devices[0].slots == 10);
-  CHECK(d.devices[0].mem_mib == 97871);
-  CHECK(d.devices[0].cores == 100);
-  CHECK(d.devices[0].mode == "hami-core");
-  CHECK(d.devices[0].healthy);
-  CHECK(d.devices[1].index == 0);
-  CHECK(d.devices[1].numa == 0);
-  CHECK_FALSE(d.devices[1].healthy);
-
-  CHECK(decode_hami_register(R"([{"id":"GPU-a","count":"ten"}])").error ==
-        "device 0: field \"count\" is not an integer");
-  CHECK(decode_hami_register(R"([{"count":1}])").error == "device 0: field \"id\" is missing");
-  CHECK(decode_hami_register(R"({"id":"GPU-a"})").error == "expected a JSON array of devices");
-  CHECK(decode_hami_register("[{").error.starts_with("not valid JSON: parse error"));
-}
-
-TEST_CASE("HAMi register in the legacy colon format, 7 and 9 fields", "[gpu]") {
-  RegisterDecode d = decode_hami_register(
-      "GPU-a,10,24576,100,NVIDIA-L4,0,true:GPU-b,10,24576,100,NVIDIA-L4,1,false,5,mig:");
-  REQUIRE(d.ok());
-  REQUIRE(d.devices.size() == 2);
-  CHECK(d.devices[0].uuid == "GPU-a");
-  CHECK(d.devices[0].index == 0);
-  CHECK(d.devices[0].mode.empty());
-  CHECK(d.devices[0].healthy);
-  CHECK(d.devices[1].index == 5);
-  CHECK(d.devices[1].numa == 1);
-  CHECK(d.devices[1].mode == "mig");
-  CHECK_FALSE(d.devices[1].healthy);
-  CHECK(decode_hami_register("GPU-a,10,24576,100,NVIDIA-L4:").error ==
-        "device 0: expected 7 or 9 comma-separated fields, found 5");
-  CHECK(decode_hami_register("GPU-a,10,24576,100,NVIDIA-L4,0,maybe:").error ==
-        "device 0: bad health field");
-}
-
-TEST_CASE("Volcano vGPU and MetaX sGPU registers", "[gpu]") {
-  RegisterDecode v = decode_volcano_register(
-      "GPU-v0,10,24576,NVIDIA-L4,true,hami-core:GPU-v1,8,16384,NVIDIA-T4,False,mig:");
-  REQUIRE(v.ok());
-  REQUIRE(v.devices.size() == 2);
-  CHECK(v.devices[0].slots == 10);
-  CHECK(v.devices[0].mem_mib == 24576);
-  CHECK(v.devices[0].cores == 100);
-  CHECK(v.devices[0].type == "NVIDIA-L4");
-  CHECK(v.devices[0].healthy);
-  CHECK(v.devices[1].mode == "mig");
-  CHECK(v.devices[1].index == 1);
-  CHECK_FALSE(v.devices[1].healthy);
-  CHECK(decode_volcano_register("GPU-v0,10,24576,NVIDIA-L4:").error ==
-        "device 0: expected 6 comma-separated fields, found 4");
-
-  RegisterDecode m = decode_metax_sgpu_register(
-      R"([{"uuid":"m-0","model":"MXC500","totalDevCount":16,"totalCompute":100,)"
-      R"("totalVRam":65536,"availableDevCount":10,"numa":1,"healthy":true,)"
-      R"("qosPolicy":"fixed-share","linkZone":2},{"uuid":"m-1","linkZone":-1}])");
-  REQUIRE(m.ok());
-  REQUIRE(m.devices.size() == 2);
-  CHECK(m.devices[0].slots == 16);
-  CHECK(m.devices[0].mem_mib == 65536);
-  CHECK(m.devices[0].qos == "fixed-share");
-  CHECK(m.devices[0].link_zone == 2);
-  CHECK(m.devices[0].healthy);
-  CHECK(m.devices[1].link_zone == -1);
-  CHECK_FALSE(m.devices[1].healthy);
-}
-
-TEST_CASE("device usage comes from the pods' allocation annotations", "[gpu]") {
-  Fixture f;
-  f.snapshot.nodes.push_back(hami_node("h1"));
-  f.snapshot.nodes.push_back(hami_node("h2"));
-  f.snapshot.nodes[0].meta.annotations.set("hami.io/device-cordon", "GPU-h1-1");
-  f.snapshot.pods.push_back(hami_pod("a", "h1", 4000, 30, "GPU-h1-0"));
-  f.snapshot.pods.push_back(hami_pod("b", "h1", 2000, 20, "GPU-h1-0"));
-  Pod done = hami_pod("done", "h1", 9000, 50, "GPU-h1-0");
-  done.phase = PodPhase::kSucceeded;
-  f.snapshot.pods.push_back(done);
-  // Mid-bind: no spec.nodeName yet, but HAMi already named the node.
-  Pod binding = hami_pod("binding", "h2", 1000, 10, "GPU-h2-1");
-  binding.node_name.clear();
-  binding.meta.annotations.set("hami.io/bind-phase", "allocating");
-  f.snapshot.pods.push_back(binding);
-  // Two containers, one device each (the second entry of the pod is an init container's).
-  Pod two = hami_pod("two", "h2", 0, 0, "GPU-h2-0");
-  two.meta.annotations.set("hami.io/vgpu-devices-allocated",
-                           "GPU-h2-0,NVIDIA,3000,0:;GPU-h2-0,NVIDIA,5000,0:;");
-  f.snapshot.pods.push_back(two);
-
-  GpuIndex gpus = f.index();
-  const NodeGpuView& h1 = gpus.node(f.node("h1"));
-  CHECK(h1.devices[0].used_slots == 2);
-  CHECK(h1.devices[0].used_mem_mib == 6000);
-  CHECK(h1.devices[0].used_cores == 50);
-  CHECK_FALSE(h1.devices[0].cordoned);
-  CHECK(h1.devices[1].cordoned);
-  const NodeGpuView& h2 = gpus.node(f.node("h2"));
-  CHECK(h2.devices[1].used_slots == 1);
-  CHECK(h2.devices[1].used_mem_mib == 1000);
-  CHECK(h2.devices[0].used_slots == 2);
-  CHECK(h2.devices[0].used_mem_mib == 8000);
-
-  AllocationDecode bad = decode_device_allocations("GPU-a,NVIDIA,lots,0:;");
-  CHECK(bad.error ==
-        "container 0: bad device entry \"GPU-a,NVIDIA,lots,0\" (expected UUID,TYPE,MEM,CORES)");
-}
-
-TEST_CASE("an unreadable allocation annotation makes the node's inventory unusable", "[gpu]") {
-  Fixture f;
-  f.snapshot.nodes.push_back(hami_node("src"));
-  f.snapshot.nodes.push_back(hami_node("dst"));
-  f.snapshot.pods.push_back(hami_pod("mover", "src", 1000, 10, "GPU-src-0"));
-  Pod broken = hami_pod("broken", "dst", 1000, 10, "GPU-dst-0");
-  broken.meta.annotations.set("hami.io/vgpu-devices-allocated", "GPU-dst-0,NVIDIA:");
-  f.snapshot.pods.push_back(broken);
-  GpuIndex gpus = f.index();
-  CHECK_FALSE(gpus.node(f.node("dst")).register_ok);
-  CHECK(f.check(gpus, "mover", "dst") ==
-        "node's GPU inventory is unusable: annotation hami.io/vgpu-devices-allocated of pod "
-        "default/broken: container 0: bad device entry \"GPU-dst-0,NVIDIA\" (expected "
-        "UUID,TYPE,MEM,CORES)");
-}
-
-TEST_CASE("pod GPU demand is classified per kind", "[gpu]") {
-  Fixture f;
-  f.snapshot.nodes.push_back(native_node("h20", "NVIDIA-H20"));
-  Node sliced = native_node("sliced", "NVIDIA-A10-SHARED", 40);
-  sliced.meta.labels.set("nvidia.com/gpu.replicas", "10");
-  sliced.meta.labels.set("nvidia.com/gpu.sharing-strategy", "time-slicing");
-  f.snapshot.nodes.push_back(sliced);
-  f.snapshot.nodes.push_back(native_node("mig-single", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 14));
-  f.snapshot.nodes.push_back(hami_node("hami"));
-
-  f.snapshot.pods.push_back(make_pod("cpu-only", 100, 1 << 20, "h20"));
-  f.snapshot.pods.push_back(gpu_pod("whole", "h20", 2));
-  f.snapshot.pods.push_back(gpu_pod("replica", "sliced"));
-  Pod shared = make_pod("shared", 100, 1 << 20, "h20");
-  shared.containers[0].requests.set("nvidia.com/gpu.shared", 1);
-  f.snapshot.pods.push_back(shared);
-  Pod mig = make_pod("mig", 100, 1 << 20, "h20");
-  mig.containers[0].requests.set("nvidia.com/mig-1g.5gb", 1);
-  f.snapshot.pods.push_back(mig);
-  f.snapshot.pods.push_back(gpu_pod("mig-single", "mig-single"));
-  f.snapshot.pods.push_back(gpu_pod("hami-plain", "hami"));
-  Pod percent = gpu_pod("hami-percent", "hami");
-  percent.containers[0].limits.set("nvidia.com/gpumem-percentage", 50);
-  f.snapshot.pods.push_back(percent);
-  Pod sgpu = make_pod("sgpu", 100, 1 << 20, "");
-  sgpu.containers[0].limits.set("metax-tech.com/sgpu", 1);
-  sgpu.containers[0].limits.set("metax-tech.com/vmemory", 4);
-  f.snapshot.pods.push_back(sgpu);
-  Pod vgpu = make_pod("vgpu", 100, 1 << 20, "");
-  vgpu.containers[0].limits.set("volcano.sh/vgpu-number", 2);
-  vgpu.containers[0].limits.set("volcano.sh/vgpu-memory", 3000);
-  vgpu.containers[0].limits.set("volcano.sh/vgpu-cores", 20);
-  f.snapshot.pods.push_back(vgpu);
-  Pod share = make_pod("gpushare", 100, 1 << 20, "");
-  share.containers[0].requests.set("volcano.sh/gpu-memory", 1024);
-  f.snapshot.pods.push_back(share);
-  Pod metax = make_pod("metax", 100, 1 << 20, "");
-  metax.containers[0].requests.set("metax-tech.com/gpu", 8);
-  f.snapshot.pods.push_back(metax);
-  Pod dra = make_pod("dra", 100, 1 << 20, "h20");
-  dra.has_resource_claims = true;
-  f.snapshot.pods.push_back(dra);
-
-  GpuIndex gpus = f.index();
-  auto kind = [&](const std::string& name) { return gpus.pod(f.pod(name)).kind; };
-  CHECK(kind("cpu-only") == GpuDemandKind::kNone);
-  CHECK(kind("whole") == GpuDemandKind::kWhole);
-  CHECK(gpus.pod(f.pod("whole")).needs_stack == GpuStack::kNativeNvidia);
-  CHECK(gpus.pod(f.pod("whole")).amount("nvidia.com/gpu") == 2);
-  CHECK(kind("replica") == GpuDemandKind::kReplica);
-  CHECK(kind("shared") == GpuDemandKind::kReplica);
-  CHECK(kind("mig") == GpuDemandKind::kMig);
-  CHECK(kind("mig-single") == GpuDemandKind::kMig);
-  CHECK(kind("hami-plain") == GpuDemandKind::kHamiVgpu);
-  CHECK(kind("sgpu") == GpuDemandKind::kMetaxSgpu);
-  CHECK(kind("vgpu") == GpuDemandKind::kVolcanoVgpu);
-  CHECK(kind("gpushare") == GpuDemandKind::kGpuShare);
-  CHECK(kind("metax") == GpuDemandKind::kWhole);
-  CHECK(gpus.pod(f.pod("metax")).needs_stack == GpuStack::kMetaxGpu);
-  CHECK(kind("dra") == GpuDemandKind::kDra);
-
-  // HAMi: a plain nvidia.com/gpu: 1 is a whole-memory, exclusive (100% cores) card.
-  const auto& plain = gpus.pod(f.pod("hami-plain")).slices;
-  REQUIRE(plain.size() == 1);
-  CHECK(plain[0].container == "main");
-  CHECK(plain[0].count == 1);
-  CHECK(plain[0].mem_mib == 0);
-  CHECK(plain[0].mem_percent == 100);
-  CHECK(plain[0].cores == 100);
-  const auto& half = gpus.pod(f.pod("hami-percent")).slices;
-  REQUIRE(half.size() == 1);
-  CHECK(half[0].mem_percent == 50);
-  CHECK(half[0].cores == 0);
-  // MetaX: vmemory without a unit is GiB; vcore defaults to 100.
-  const auto& s = gpus.pod(f.pod("sgpu")).slices;
-  REQUIRE(s.size() == 1);
-  CHECK(s[0].mem_mib == 4096);
-  CHECK(s[0].cores == 100);
-  const auto& v = gpus.pod(f.pod("vgpu")).slices;
-  REQUIRE(v.size() == 1);
-  CHECK(v[0].count == 2);
-  CHECK(v[0].mem_mib == 3000);
-  CHECK(v[0].cores == 20);
-}
-
-TEST_CASE("ignored_by_scheduler skips only extender-managed resources", "[gpu]") {
-  for (GpuStack stack : {GpuStack::kNone, GpuStack::kNativeNvidia, GpuStack::kHamiNvidia,
-                         GpuStack::kMetaxGpu, GpuStack::kVolcanoVgpu}) {
-    CHECK(ignored_by_scheduler("nvidia.com/gpumem", stack));
-    CHECK(ignored_by_scheduler("nvidia.com/gpumem-percentage", stack));
-    CHECK(ignored_by_scheduler("nvidia.com/gpucores", stack));
-    CHECK(ignored_by_scheduler("nvidia.com/priority", stack));
-    CHECK(ignored_by_scheduler("metax-tech.com/sgpu", stack));
-    CHECK(ignored_by_scheduler("metax-tech.com/vcore", stack));
-    CHECK(ignored_by_scheduler("metax-tech.com/vmemory", stack));
-    CHECK_FALSE(ignored_by_scheduler("metax-tech.com/gpu", stack));
-    CHECK_FALSE(ignored_by_scheduler("volcano.sh/vgpu-memory", stack));
-    CHECK(ignored_by_scheduler("volcano.sh/vgpu-memory-percentage", stack));
-    CHECK_FALSE(ignored_by_scheduler("volcano.sh/vgpu-number", stack));
-    CHECK_FALSE(ignored_by_scheduler("nvidia.com/mig-1g.5gb", stack));
-    CHECK_FALSE(ignored_by_scheduler("cpu", stack));
-  }
-  CHECK(ignored_by_scheduler("nvidia.com/gpu", GpuStack::kHamiNvidia));
-  CHECK_FALSE(ignored_by_scheduler("nvidia.com/gpu", GpuStack::kNativeNvidia));
-  CHECK_FALSE(ignored_by_scheduler("nvidia.com/gpu", GpuStack::kNone));
-}
-
 TEST_CASE("GPU pods need free GPUs of the same product", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(native_node("h20-a", "NVIDIA-H20"));
   f.snapshot.nodes.push_back(native_node("h20-b", "NVIDIA-H20"));
   f.snapshot.nodes.push_back(native_node("h20-full", "NVIDIA-H20"));
@@ -420,7 +31,7 @@ TEST_CASE("GPU pods need free GPUs of the same product", "[gpu]") {
 }
 
 TEST_CASE("a card-model toleration is the pod's product choice", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(native_node("a100-src", "NVIDIA-A100-SXM4-80GB"));
   f.snapshot.nodes.push_back(native_node("h20", "NVIDIA-H20"));
   f.snapshot.nodes.push_back(native_node("a100", "NVIDIA-A100-SXM4-80GB"));
@@ -444,7 +55,7 @@ TEST_CASE("a card-model toleration is the pod's product choice", "[gpu]") {
 }
 
 TEST_CASE("whole GPUs, replicas and MIG instances never substitute for each other", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(native_node("whole-a", "NVIDIA-A10"));
   Node sliced = native_node("sliced", "NVIDIA-A10-SHARED", 40);
   sliced.meta.labels.set("nvidia.com/gpu.replicas", "10");
@@ -468,7 +79,7 @@ TEST_CASE("whole GPUs, replicas and MIG instances never substitute for each othe
 }
 
 TEST_CASE("MIG pods need their profile and a settled MIG layout", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   auto mig_node = [](const std::string& name, const std::string& profile,
                      const std::string& state) {
     Node node = make_node(name);
@@ -507,7 +118,7 @@ TEST_CASE("MIG pods need their profile and a settled MIG layout", "[gpu]") {
 }
 
 TEST_CASE("HAMi shared pods fit device by device", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("src"));
   f.snapshot.nodes.push_back(hami_node("dst"));
   f.snapshot.nodes.push_back(hami_node("a100", "NVIDIA-A100-SXM4-80GB"));
@@ -546,7 +157,7 @@ TEST_CASE("HAMi shared pods fit device by device", "[gpu]") {
 
 TEST_CASE("HAMi device rules: slots, exclusive cards, exhausted compute, cordons, health",
           "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("src"));
   Node dst = make_node("dst");
   dst.meta.labels.set("nvidia.com/gpu.product", "NVIDIA-H20");
@@ -565,7 +176,7 @@ TEST_CASE("HAMi device rules: slots, exclusive cards, exhausted compute, cordons
         "container main needs 1 GPU with 1000 MiB and 0% cores; 0 of 3 devices fit (1 unhealthy, "
         "1 cordoned, 1 no free slot)");
 
-  Fixture g;
+  GpuFixture g;
   g.snapshot.nodes.push_back(hami_node("src"));
   g.snapshot.nodes.push_back(hami_node("dst"));
   g.snapshot.pods.push_back(hami_pod("full0", "dst", 1000, 100, "GPU-dst-0"));
@@ -578,7 +189,7 @@ TEST_CASE("HAMi device rules: slots, exclusive cards, exhausted compute, cordons
 }
 
 TEST_CASE("HAMi numa-bind and use-gputype are honoured per device", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("src"));
   f.snapshot.nodes.push_back(hami_node("dst"));  // two devices on NUMA 0 and 1
   Pod numa = hami_pod("numa", "src", 1000, 10, "GPU-src-0");
@@ -599,7 +210,7 @@ TEST_CASE("HAMi numa-bind and use-gputype are honoured per device", "[gpu]") {
 }
 
 TEST_CASE("an unparsable or missing register keeps shared-GPU pods away", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("src"));
   Node bad = hami_node("bad");
   bad.meta.annotations.set("hami.io/node-nvidia-register", "GPU-a,10,24576,100,NVIDIA-H20:");
@@ -621,7 +232,7 @@ TEST_CASE("an unparsable or missing register keeps shared-GPU pods away", "[gpu]
 }
 
 TEST_CASE("Volcano vGPU and MetaX sGPU pods fit per device", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   auto vgpu_node = [](const std::string& name, const std::string& reg) {
     Node node = make_node(name);
     node.meta.annotations.set("volcano.sh/node-vgpu-register", reg);
@@ -688,7 +299,7 @@ TEST_CASE("Volcano vGPU and MetaX sGPU pods fit per device", "[gpu]") {
 }
 
 TEST_CASE("gpu-group-size keeps a pod in its peers' node group", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.options.group_label = "metax-tech.com/dragonfly";
   auto metax_node = [](const std::string& name, const std::string& group) {
     Node node = make_node(name);
@@ -726,7 +337,7 @@ TEST_CASE("gpu-group-size keeps a pod in its peers' node group", "[gpu]") {
   ledger.reserve(f.pod("w1"), f.node("a2"), f.node("b1"), ResourceList());
   CHECK(f.check(gpus, "w0", "b1", &ledger).empty());
 
-  Fixture unconfigured = f;
+  GpuFixture unconfigured = f;
   unconfigured.options.group_label.clear();
   GpuIndex without = unconfigured.index();
   CHECK(unconfigured.check(without, "w0", "a2") ==
@@ -734,7 +345,7 @@ TEST_CASE("gpu-group-size keeps a pod in its peers' node group", "[gpu]") {
 }
 
 TEST_CASE("peers on one NVLink clique keep the pod in that clique", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   auto clique_node = [](const std::string& name, const std::string& clique) {
     Node node = native_node(name, "NVIDIA-GB200");
     if (!clique.empty()) node.meta.labels.set("nvidia.com/gpu.clique", clique);
@@ -762,7 +373,7 @@ TEST_CASE("peers on one NVLink clique keep the pod in that clique", "[gpu]") {
 }
 
 TEST_CASE("GPU pods that must never be moved", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("hami"));
   Node mig = make_node("mig");
   mig.meta.labels.set("nvidia.com/mig.config.state", "rebooting");
@@ -843,7 +454,7 @@ TEST_CASE("GPU pods that must never be moved", "[gpu]") {
 }
 
 TEST_CASE("pods without GPU demand always pass check_gpu", "[gpu]") {
-  Fixture f;
+  GpuFixture f;
   f.snapshot.nodes.push_back(hami_node("hami"));
   f.snapshot.nodes.push_back(make_node("cpu"));
   f.snapshot.pods.push_back(make_pod("web", 100, 1 << 20, "cpu"));
