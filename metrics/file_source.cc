@@ -1,5 +1,6 @@
 // Usage from a JSON file (nlohmann/json), strict: every field checked, every problem named by path.
 #include "metrics/file_source.h"
+#include "metrics/prometheus_response.h"
 
 #include <cerrno>
 #include <cmath>
@@ -141,14 +142,6 @@ PodUsage read_pod(const Reader& reader, const std::string& key, const json& valu
   usage.memory_bytes = reader.number(reader.required(pod, path, "memory", "bytes >= 0"),
                                      child_path(path, "memory"), 0, kAny, "bytes >= 0");
   return usage;
-}
-
-std::string strip_json_exception_prefix(const std::string& what) {
-  if (!what.empty() && what[0] == '[') {
-    size_t close = what.find("] ");
-    if (close != std::string::npos) return what.substr(close + 2);
-  }
-  return what;
 }
 
 }  // namespace

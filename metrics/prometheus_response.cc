@@ -36,15 +36,6 @@ std::string body_excerpt(std::string_view body) {
   return line;
 }
 
-std::string strip_json_exception_prefix(const std::string& what) {
-  // "[json.exception.parse_error.101] parse error at line 1, ..." -> "parse error at line 1, ..."
-  if (!what.empty() && what[0] == '[') {
-    size_t close = what.find("] ");
-    if (close != std::string::npos) return what.substr(close + 2);
-  }
-  return what;
-}
-
 json parse_body(std::string_view body) {
   try {
     return json::parse(body);
@@ -95,6 +86,15 @@ void read_point(const json& point, const std::string& path, Sample& out) {
 }
 
 }  // namespace
+
+std::string strip_json_exception_prefix(const std::string& what) {
+  // "[json.exception.parse_error.101] parse error at line 1, ..." -> "parse error at line 1, ..."
+  if (!what.empty() && what[0] == '[') {
+    size_t close = what.find("] ");
+    if (close != std::string::npos) return what.substr(close + 2);
+  }
+  return what;
+}
 
 bool parse_sample_value(std::string_view text, double& out) {
   if (text == "NaN") {

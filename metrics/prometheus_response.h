@@ -57,6 +57,9 @@ InstantResult decode_instant_response(std::string_view body);
 // retryable.
 InstantResult decode_http_answer(long status, std::string_view body);
 
+// nlohmann's exception text without its "[json.exception.parse_error.101] " prefix.
+std::string strip_json_exception_prefix(const std::string& what);
+
 // A sample value as the API writes it ("1.5", "NaN", "+Inf", "-Inf", "1e3"); false when it is
 // not a number at all.
 bool parse_sample_value(std::string_view text, double& out);

@@ -31,10 +31,6 @@ namespace {
 constexpr const char* kName = "LoadAware";
 constexpr double kEpsilon = 1e-9;
 
-std::string nodes_text(size_t count) {
-  return std::to_string(count) + (count == 1 ? " node" : " nodes");
-}
-
 // One evictable pod of a source, with what orders it.
 struct Candidate {
   PodRank rank;

@@ -25,6 +25,7 @@
 #include "placement/predicates.h"
 #include "strategies/deschedule_targets.h"
 #include "strategies/plugins.h"
+#include "strategies/watermarks.h"
 
 namespace loadshift::strategies {
 namespace {
@@ -32,15 +33,6 @@ namespace {
 const std::string kStrategy = "RemovePodsViolatingNodeAffinity";
 constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExecution";
 constexpr std::string_view kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
-
-std::string join(const std::vector<std::string>& items, std::string_view separator) {
-  std::string text;
-  for (const std::string& item : items) {
-    if (!text.empty()) text += separator;
-    text += item;
-  }
-  return text;
-}
 
 std::string with_usage(const TargetFound& target, const PlanContext& ctx, std::string detail) {
   std::string text = " -> " + ctx.snapshot().nodes[target.node].meta.name;

@@ -39,10 +39,6 @@ namespace {
 constexpr double kEpsilon = 1e-9;
 constexpr const char* kMetricResource = "MetricResource";
 
-std::string nodes_text(size_t count) {
-  return std::to_string(count) + (count == 1 ? " node" : " nodes");
-}
-
 bool excluded(const std::vector<std::string>& namespaces, const std::string& ns) {
   return std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
 }

@@ -13,15 +13,6 @@ double value_of(const Percentages& usage, const std::string& resource) {
   return it == usage.end() ? 0 : it->second;
 }
 
-std::string join(const std::vector<std::string>& parts) {
-  std::string out;
-  for (const std::string& part : parts) {
-    if (!out.empty()) out += ", ";
-    out += part;
-  }
-  return out;
-}
-
 }  // namespace
 
 std::string percent_text(double percent) {
@@ -173,6 +164,19 @@ double weighted_load(const Percentages& usage, const Percentages& high,
     sum += w * value_of(usage, resource) / std::max(watermark, 1.0);
   }
   return sum;
+}
+
+std::string nodes_text(size_t count) {
+  return std::to_string(count) + (count == 1 ? " node" : " nodes");
+}
+
+std::string join(const std::vector<std::string>& parts, std::string_view separator) {
+  std::string out;
+  for (const std::string& part : parts) {
+    if (!out.empty()) out += separator;
+    out += part;
+  }
+  return out;
 }
 
 }  // namespace loadshift::strategies

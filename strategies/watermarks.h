@@ -3,11 +3,13 @@
 // they use to say so. Pure functions over percentages. Internal to strategies/.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "policy/policy.h"
 #include "strategies/plan.h"
@@ -66,5 +68,9 @@ double weighted_load(const Percentages& usage, const Percentages& high,
 std::string percent_text(double percent);
 // "80%" or "82.5%": a configured percentage (no trailing ".0").
 std::string setting_text(double percent);
+// "1 node", "3 nodes".
+std::string nodes_text(size_t count);
+// The parts joined by `separator`: "a, b, c".
+std::string join(const std::vector<std::string>& parts, std::string_view separator = ", ");
 
 }  // namespace loadshift::strategies
