@@ -5,6 +5,7 @@
 #include "placement/cluster_index.h"
 #include "policy/effective_policy.h"
 #include "policy/loader.h"
+#include "policy/volcano_policy.h"
 
 namespace loadshift::controller {
 
@@ -29,7 +30,16 @@ int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& o
 }
 
 int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
-                 bool print_effective) {
+                 bool print_effective, const std::string& effective_for) {
+  if (!effective_for.empty() && effective_for != "loadshift" && effective_for != "volcano") {
+    err << "error: --for: expected loadshift or volcano, found \"" << effective_for << "\"\n";
+    return 2;
+  }
+  if (!effective_for.empty() && !print_effective) {
+    err << "error: --for " << effective_for << ": needs --effective (it chooses the form of the "
+        << "effective policy)\n";
+    return 2;
+  }
   policy::LoadResult result = policy::load_policy_file(file);
   if (!result.ok()) {
     for (const policy::Diagnostic& e : result.errors) err << "error: " << e.to_string() << "\n";
@@ -39,7 +49,13 @@ int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
     return 2;
   }
   for (const policy::Diagnostic& w : result.warnings) err << "warning: " << w.to_string() << "\n";
-  if (print_effective) {
+  if (print_effective && effective_for == "volcano") {
+    policy::VolcanoPolicy volcano = policy::write_volcano_policy_yaml(*result.policy);
+    for (const std::string& line : volcano.not_carried) {
+      err << "warning: --for volcano: not carried over: " << line << "\n";
+    }
+    out << volcano.yaml;
+  } else if (print_effective) {
     out << policy::write_policy_yaml(*result.policy);
   } else {
     out << file << ": valid\n" << policy::summarize_policy(*result.policy);

@@ -16,12 +16,15 @@ std::string_view version();
 int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& out,
                  std::ostream& err);
 
-// `loadshift validate FILE`: loads the policy at `file` and writes its warnings to `err`. When it
-// is valid, writes a summary of the effective policy (or, with `print_effective`, the effective
-// policy itself as YAML) to `out` and returns 0. Otherwise writes every error to `err`, one per
-// line as `error: file:line:col: path: message`, and returns 2.
+// `loadshift validate FILE [--effective [--for loadshift|volcano]]`: loads the policy at `file`
+// and writes its warnings to `err`. When it is valid, writes a summary of the effective policy
+// to `out` and returns 0; with `print_effective`, the effective policy itself as YAML instead:
+// for `effective_for` "loadshift" (or empty) every loadshift field, for "volcano" only what
+// Volcano's descheduler reads (each setting it cannot carry is also a warning on `err`).
+// Otherwise (or for another `effective_for`) writes every error to `err`, one per line as
+// `error: file:line:col: path: message`, and returns 2.
 int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
-                 bool print_effective = false);
+                 bool print_effective = false, const std::string& effective_for = "");
 
 // What `loadshift report` was asked for (its flags, as given).
 struct ReportOptions {

@@ -31,9 +31,13 @@ int main(int argc, char** argv) {
   validate->add_option("file", policy_file, "Policy file (YAML or JSON)")->required();
   validate->add_flag("--effective", print_effective,
                      "Print the effective policy (every default filled in) as YAML");
+  std::string effective_for;
+  validate->add_option("--for", effective_for,
+                       "With --effective: loadshift (default; every loadshift field) or volcano "
+                       "(only what Volcano's descheduler reads)");
   validate->callback([&] {
-    exit_code =
-        loadshift::controller::run_validate(policy_file, std::cout, std::cerr, print_effective);
+    exit_code = loadshift::controller::run_validate(policy_file, std::cout, std::cerr,
+                                                    print_effective, effective_for);
   });
 
   // run_report checks the flags itself (exclusive flags, --at, --output), so that every bad

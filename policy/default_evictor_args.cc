@@ -27,14 +27,16 @@ struct LegacyFlag {
   std::string_view key;
   std::string_view protection;
   bool disables_default;
+  bool volcano_reads;  // Volcano's descheduler (kubernetes-sigs v0.30) has the boolean and no
+                       // podProtections
 };
 constexpr LegacyFlag kLegacyFlags[] = {
-    {"evictLocalStoragePods", "PodsWithLocalStorage", true},
-    {"evictDaemonSetPods", "DaemonSetPods", true},
-    {"evictSystemCriticalPods", "SystemCriticalPods", true},
-    {"evictFailedBarePods", "FailedBarePods", true},
-    {"ignorePvcPods", "PodsWithPVC", false},
-    {"ignorePodsWithoutPDB", "PodsWithoutPDB", false},
+    {"evictLocalStoragePods", "PodsWithLocalStorage", true, true},
+    {"evictDaemonSetPods", "DaemonSetPods", true, true},
+    {"evictSystemCriticalPods", "SystemCriticalPods", true, true},
+    {"evictFailedBarePods", "FailedBarePods", true, true},
+    {"ignorePvcPods", "PodsWithPVC", false, true},
+    {"ignorePodsWithoutPDB", "PodsWithoutPDB", false, false},
 };
 
 bool* protection_flag(PodProtections& p, std::string_view name) {
@@ -130,10 +132,20 @@ PodProtections read_protections(FieldReader& args) {
     std::string replacement =
         std::string(flag.disables_default ? "defaultDisabled" : "extraEnabled") + ": [" +
         std::string(flag.protection) + "]";
-    args.warning_at(flag.key,
-                    "deprecated since kubernetes-sigs/descheduler v0.34; use "
-                    "podProtections." +
-                        replacement + " instead");
+    // `false` is the default of every deprecated boolean: the podProtections equivalent is to
+    // list nothing, and listing the protection would flip its meaning.
+    args.warning_at(flag.key, *value ? "deprecated since kubernetes-sigs/descheduler v0.34; use "
+                                       "podProtections." +
+                                           replacement + " instead" +
+                                           (flag.volcano_reads
+                                                ? " (not for Volcano's descheduler: it reads "
+                                                  "only the boolean)"
+                                                : "")
+                                     : "deprecated since kubernetes-sigs/descheduler v0.34; " +
+                                           std::string(flag.key) +
+                                           ": false is the default, so delete the line (do not "
+                                           "list " +
+                                           std::string(flag.protection) + " in podProtections)");
     if (*value) {
       legacy_set.push_back(std::string(flag.key) + ": true (= " + replacement + ")");
       legacy_protections.push_back(flag.protection);

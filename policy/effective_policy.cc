@@ -81,7 +81,11 @@ void write_count(YAML::Emitter& out, const char* key, const std::optional<uint32
 
 std::string write_policy_yaml(const Policy& policy) {
   YAML::Emitter out;
-  out << YAML::Comment("The effective policy: every default filled in (written by loadshift).");
+  out << YAML::Comment(
+      "The effective policy: every default filled in (written by loadshift).\n"
+      "loadshift reads it back unchanged. It holds loadshift's own keys (podProtections,\n"
+      "LoadAware metrics.window, gang, gpu, ...), which Volcano's descheduler refuses: it decodes\n"
+      "plugin args strictly. For Volcano write `loadshift validate --effective --for volcano`.");
   out << YAML::BeginMap;
   out << YAML::Key << "apiVersion" << YAML::Value << "descheduler/v1alpha2";
   out << YAML::Key << "kind" << YAML::Value << "DeschedulerPolicy";

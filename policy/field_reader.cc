@@ -154,6 +154,11 @@ YAML::Node FieldReader::value(std::string_view key) const {
   return YAML::Node(YAML::NodeType::Undefined);
 }
 
+std::string FieldReader::absent(std::string_view key) const {
+  YAML::Node v = value(key);
+  return v.IsDefined() && v.IsNull() ? "required field is null" : "required field is missing";
+}
+
 std::string FieldReader::child_path(std::string_view key) const {
   return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
 }
@@ -173,7 +178,7 @@ std::optional<std::string> FieldReader::string(std::string_view key, bool requir
   known_.emplace(key);
   YAML::Node v = value(key);
   if (!v.IsDefined() || v.IsNull()) {
-    if (required && valid_) report(node_, child_path(key), "required field is missing");
+    if (required && valid_) report(node_, child_path(key), absent(key));
     return std::nullopt;
   }
   bool flag = false;
@@ -203,7 +208,7 @@ std::optional<int64_t> FieldReader::integer(std::string_view key, int64_t min, i
   known_.emplace(key);
   YAML::Node v = value(key);
   if (!v.IsDefined() || v.IsNull()) {
-    if (required && valid_) report(node_, child_path(key), "required field is missing");
+    if (required && valid_) report(node_, child_path(key), absent(key));
     return std::nullopt;
   }
   int64_t result = 0;
@@ -316,7 +321,7 @@ std::optional<FieldReader> FieldReader::object(std::string_view key, bool requir
   known_.emplace(key);
   YAML::Node v = value(key);
   if (!v.IsDefined() || v.IsNull()) {
-    if (required && valid_) report(node_, child_path(key), "required field is missing");
+    if (required && valid_) report(node_, child_path(key), absent(key));
     return std::nullopt;
   }
   return FieldReader(v, child_path(key), diagnostics_);
@@ -327,7 +332,7 @@ std::vector<FieldReader> FieldReader::object_list(std::string_view key, bool req
   YAML::Node v = value(key);
   std::vector<FieldReader> out;
   if (!v.IsDefined() || v.IsNull()) {
-    if (required && valid_) report(node_, child_path(key), "required field is missing");
+    if (required && valid_) report(node_, child_path(key), absent(key));
     return out;
   }
   if (!v.IsSequence()) {

@@ -50,6 +50,10 @@ class FieldReader {
   // The raw value of `key` (an Undefined node when absent), for readers that need positions of
   // list items or nested nodes. Marks it known; reports nothing.
   YAML::Node get(std::string_view key);
+  // "required field is missing", or "required field is null" when `key` is present with the value
+  // null (`type: null`, as Volcano's installer writes): the start of the message for a required
+  // key that has no value.
+  std::string absent(std::string_view key) const;
   // The path of `key` under this mapping: "profiles[0].name".
   std::string child_path(std::string_view key) const;
 

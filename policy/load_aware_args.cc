@@ -115,7 +115,7 @@ std::vector<NodePool> read_node_pools(FieldReader& args, const std::optional<Per
     }
     if (!reader.has("nodeSelector")) {
       reader.error_at("nodeSelector",
-                      "required field is missing (the label selector of the pool's nodes, e.g. "
+                      reader.absent("nodeSelector") + " (the label selector of the pool's nodes, e.g. "
                       "maip.mxsf.io/node.usage=training)");
     } else if (std::optional<std::string> selector = reader.selector_string("nodeSelector")) {
       if (selector->empty()) {

@@ -12,7 +12,8 @@ namespace {
 
 constexpr const char* kExampleUrl = "http://prometheus-server.monitoring.svc:9090";
 constexpr const char* kNoTypeNote =
-    "the Volcano descheduler silently does nothing without a metrics type; set type: Prometheus";
+    "without a metrics type the Volcano descheduler logs an error every cycle and balances "
+    "nothing; set type: prometheus";
 
 // HTTP header names are RFC 9110 tokens.
 bool is_header_name(std::string_view name) {
@@ -44,7 +45,7 @@ std::string_view to_text(NodeMatch match) {
 // Metrics type: Prometheus or prometheus (Volcano's constant), stored as written.
 void read_type(FieldReader& metrics, LoadAwareMetrics& out) {
   if (!metrics.has("type")) {
-    metrics.error_at("type", std::string("required field is missing (") + kNoTypeNote + ")");
+    metrics.error_at("type", metrics.absent("type") + " (" + kNoTypeNote + ")");
     return;
   }
   std::optional<std::string> type = metrics.string("type");
@@ -53,13 +54,16 @@ void read_type(FieldReader& metrics, LoadAwareMetrics& out) {
     out.type = *type;
   } else if (*type == "prometheus_adaptor") {
     metrics.error_at("type",
-                     "prometheus_adaptor is not supported by loadshift: use type Prometheus");
+                     "prometheus_adaptor is not supported by loadshift: use type prometheus");
   } else if (type->empty()) {
     metrics.error_at(
-        "type", std::string("expected Prometheus, found an empty string (") + kNoTypeNote + ")");
+        "type", std::string("expected prometheus, found an empty string (") + kNoTypeNote + ")");
   } else {
-    std::string message = "expected Prometheus, found \"" + *type + "\"";
-    std::string near = closest_match(*type, {"Prometheus"});
+    std::string message = "expected prometheus, found \"" + *type + "\"";
+    std::string lower = *type;
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    std::string near = closest_match(lower, {"prometheus"});
     if (!near.empty()) message += " (did you mean \"" + near + "\"?)";
     metrics.error_at("type", message);
   }
@@ -67,8 +71,7 @@ void read_type(FieldReader& metrics, LoadAwareMetrics& out) {
 
 void read_address(FieldReader& metrics, LoadAwareMetrics& out) {
   if (!metrics.has("address")) {
-    metrics.error_at("address", std::string("required field is missing: the Prometheus base URL, "
-                                            "e.g. ") +
+    metrics.error_at("address", metrics.absent("address") + ": the Prometheus base URL, e.g. " +
                                     kExampleUrl +
                                     " (`loadshift report --prometheus URL` can override it for "
                                     "one report, but the policy must name one)");
@@ -82,6 +85,21 @@ void read_address(FieldReader& metrics, LoadAwareMetrics& out) {
     return;
   }
   out.address = *address;
+}
+
+// Volcano's default `duration` (the outer range of its [2m:30s] subqueries).
+const Duration kVolcanoDefaultWindow{120000, "2m"};
+
+// True when the metrics block holds only what Volcano reads ({type, address}): the file is in
+// Volcano's form and gets Volcano's default window.
+bool is_volcano_metrics_block(const FieldReader& metrics) {
+  if (!metrics.valid()) return true;
+  for (const auto& entry : metrics.node()) {
+    if (!entry.first.IsScalar()) return false;
+    const std::string& key = entry.first.Scalar();
+    if (key != "type" && key != "address") return false;
+  }
+  return true;
 }
 
 // window (or Volcano's duration), step, and their rule step <= window.
@@ -102,6 +120,9 @@ void read_window_and_step(FieldReader& args, FieldReader* metrics, LoadAwareMetr
     out.window = *window;
   } else if (volcano) {
     out.window = *volcano;
+  } else if (metrics == nullptr || is_volcano_metrics_block(*metrics)) {
+    // A file in Volcano's form classifies nodes on Volcano's window, so it behaves the same.
+    out.window = kVolcanoDefaultWindow;
   }
   if (step) out.step = *step;
   if (timeout) out.timeout = *timeout;
@@ -222,8 +243,8 @@ LoadAwareMetrics read_load_aware_metrics(FieldReader& args) {
   std::optional<FieldReader> metrics = args.object("metrics");
   if (!metrics) {
     args.error_at("metrics",
-                  "required field is missing (LoadAware reads node load from Prometheus: set "
-                  "metrics.type: Prometheus and metrics.address)");
+                  args.absent("metrics") + " (LoadAware reads node load from Prometheus: set "
+                  "metrics.type: prometheus and metrics.address)");
   }
   FieldReader* block = metrics && metrics->valid() ? &*metrics : nullptr;
   read_window_and_step(args, block, out);

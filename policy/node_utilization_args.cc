@@ -49,7 +49,8 @@ MetricsUtilization read_metrics_utilization(FieldReader& args) {
         prometheus->error_at("query", "expected a PromQL query, found an empty string");
       } else if (out.source == "Prometheus" && !query) {
         prometheus->error_at("query",
-                             "required field is missing (source Prometheus needs a query giving "
+                             prometheus->absent("query") +
+                                 " (source Prometheus needs a query giving "
                              "each node's utilisation in 0..1, labelled instance=<node name>)");
       }
       out.prometheus_query = query.value_or("");
@@ -64,7 +65,7 @@ MetricsUtilization read_metrics_utilization(FieldReader& args) {
     }
   } else if (out.source == "Prometheus") {
     reader->error_at("prometheus",
-                     "required field is missing (source Prometheus needs prometheus.query)");
+                     reader->absent("prometheus") + " (source Prometheus needs prometheus.query)");
   }
   reader->finish();
   return out;

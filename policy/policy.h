@@ -101,7 +101,9 @@ struct LoadAwareMetrics {
   std::string type = "Prometheus";  // as written: Prometheus | prometheus (prometheus_adaptor is
                                     // rejected)
   std::string address;              // http(s) base URL of Prometheus
-  Duration window{300000, "5m"};    // Volcano's `duration` lands here
+  // Volcano's `duration` lands here. Unset: 2m (Volcano's default) when the metrics block is in
+  // Volcano's form ({type, address} only), else 5m.
+  Duration window{300000, "5m"};
   Duration step{30000, "30s"};
   Duration timeout{10000, "10s"};
   MetricsQueries queries;

@@ -119,8 +119,10 @@ void summarize(std::ostream& out, const NodeAffinityArgs& a) {
 void summarize(std::ostream& out, const NodeTaintsArgs& a) {
   if (!a.included_taints.empty())
     out << "only taints " << join(a.included_taints);
-  else
+  else if (!a.excluded_taints.empty())
     out << "all taints but " << join(a.excluded_taints);
+  else
+    out << "all taints";
   out << ", PreferNoSchedule " << (a.include_prefer_no_schedule ? "included" : "ignored") << "; "
       << namespaces(a.namespaces);
 }

@@ -96,8 +96,8 @@ void read_extension_point(FieldReader& plugins, std::string_view key, ExtensionP
   if (!reader || !reader->valid()) return;
   std::optional<std::vector<std::string>> names = reader->string_list("enabled");
   YAML::Node nodes = reader->get("enabled");
-  if (reader->has("disabled")) {
-    reader->string_list("disabled");
+  std::optional<std::vector<std::string>> disabled = reader->string_list("disabled");
+  if (disabled && !disabled->empty()) {
     reader->warning_at("disabled",
                        "has no effect: no plugin is enabled by default, so there is nothing to "
                        "disable (kubernetes-sigs/descheduler parses it but never uses it)");
@@ -125,15 +125,19 @@ void read_extension_point(FieldReader& plugins, std::string_view key, ExtensionP
   reader->finish();
 }
 
-// sort and presort: parsed upstream, never used.
+// sort and presort: parsed upstream, never used. Only a plugin enabled there deserves a warning:
+// empty blocks ({enabled: null, disabled: null}, as the OpenShift operator writes them) and
+// disabled lists change nothing either way.
 void read_unused_point(FieldReader& plugins, std::string_view key) {
-  if (!plugins.has(key)) return;
-  plugins.warning_at(key, "has no effect: kubernetes-sigs/descheduler parses it but never uses it");
   std::optional<FieldReader> reader = plugins.object(key);
   if (!reader || !reader->valid()) return;
-  reader->string_list("enabled");
+  std::optional<std::vector<std::string>> enabled = reader->string_list("enabled");
   reader->string_list("disabled");
   reader->finish();
+  if (enabled && !enabled->empty()) {
+    plugins.warning_at(key,
+                       "has no effect: kubernetes-sigs/descheduler parses it but never uses it");
+  }
 }
 
 void read_plugins(FieldReader& profile, Plugins& out, std::map<std::string, EnableSite>& sites) {
@@ -206,6 +210,7 @@ bool contains(const std::vector<std::string>& list, std::string_view name) {
 
 Profile read_profile(FieldReader& reader, std::map<std::string, ProfileArgsSource>* sources) {
   Profile profile;
+  const size_t errors_before = reader.diagnostics().errors().size();
   if (std::optional<std::string> name = reader.string("name", true)) {
     if (name->empty()) reader.error_at("name", "must not be empty");
     profile.name = *name;
@@ -275,7 +280,10 @@ Profile read_profile(FieldReader& reader, std::map<std::string, ProfileArgsSourc
     profile.plugin_config.push_back({name, schema->defaults()});
   }
 
-  if (plugins.deschedule.enabled.empty() && plugins.balance.enabled.empty()) {
+  // An enabled plugin that failed to load is missing from the sets; the errors say why, and
+  // "enables nothing" next to them would contradict the file.
+  if (plugins.deschedule.enabled.empty() && plugins.balance.enabled.empty() &&
+      reader.diagnostics().errors().size() == errors_before) {
     reader.warning_at("plugins",
                       "no deschedule or balance plugin is enabled; this profile evicts nothing");
   }

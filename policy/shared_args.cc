@@ -109,7 +109,7 @@ std::string check_requests_resource(const std::string& name) {
 std::optional<Percentages> read_watermarks(FieldReader& args, std::string_view key, bool required,
                                            const ResourceRule& rule) {
   if (!args.has(key)) {
-    if (required && args.valid()) args.error_at(key, "required field is missing");
+    if (required && args.valid()) args.error_at(key, args.absent(key));
     return std::nullopt;
   }
   std::optional<FieldReader> map = args.object(key);

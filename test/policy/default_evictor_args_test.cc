@@ -113,7 +113,8 @@ TEST_CASE("the deprecated booleans map onto protections, with a warning", "[poli
   REQUIRE(result.warnings.size() == 6);
   CHECK(result.warnings[0] == at(1, 24, "evictLocalStoragePods",
                                  "deprecated since kubernetes-sigs/descheduler v0.34; use "
-                                 "podProtections.defaultDisabled: [PodsWithLocalStorage] instead"));
+                                 "podProtections.defaultDisabled: [PodsWithLocalStorage] instead (not for "
+                                 "Volcano's descheduler: it reads only the boolean)"));
   CHECK(result.warnings[5] == at(6, 23, "ignorePodsWithoutPDB",
                                  "deprecated since kubernetes-sigs/descheduler v0.34; use "
                                  "podProtections.extraEnabled: [PodsWithoutPDB] instead"));

@@ -145,6 +145,7 @@ TEST_CASE("the summary shows limits, plugins per extension point and key args",
   CHECK_THAT(summary, Catch::Contains("PodsWithPVC"));
   CHECK_THAT(summary, Catch::Contains("LoadAware: thresholds cpu 30%, memory 30%; "
                                       "targetThresholds cpu 80%, memory 85%"));
-  CHECK_THAT(summary, Catch::Contains("window 5m, step 30s"));
+  // The seed's metrics block is Volcano's {type, address}: Volcano's 2m window.
+  CHECK_THAT(summary, Catch::Contains("window 2m, step 30s"));
   CHECK_THAT(summary, Catch::Contains("excluded namespaces default"));
 }

@@ -47,7 +47,8 @@ thresholds:
   const LoadAwareArgs& args = load_aware(result);
   CHECK(args.metrics.type == "Prometheus");
   CHECK(args.metrics.address == "http://prometheus-server.kube-system.svc.cluster.local:80");
-  CHECK(args.metrics.window == Duration{300000, "5m"});
+  // The metrics block is in Volcano's form ({type, address}): Volcano's default window.
+  CHECK(args.metrics.window == Duration{120000, "2m"});
   CHECK(args.metrics.step == Duration{30000, "30s"});
   CHECK(args.metrics.timeout == Duration{10000, "10s"});
   CHECK(args.metrics.queries == MetricsQueries{});
@@ -126,17 +127,17 @@ priorityThreshold: {value: 10000}
 
 TEST_CASE("LoadAware's metrics type and address are required and checked", "[policy][args]") {
   const std::string no_type =
-      "the Volcano descheduler silently does nothing without a metrics type; set type: "
-      "Prometheus";
+      "without a metrics type the Volcano descheduler logs an error every cycle and balances "
+      "nothing; set type: prometheus";
   CHECK_THAT(read("thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n").errors,
              Equals(Strings{at(1, 1, "metrics",
                                "required field is missing (LoadAware reads node load from "
-                               "Prometheus: set metrics.type: Prometheus and metrics.address)")}));
+                               "Prometheus: set metrics.type: prometheus and metrics.address)")}));
   CHECK_THAT(
       read("metrics:\n  type: null\n  address: http://p:9090\n"
            "thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
           .errors,
-      Equals(Strings{at(2, 9, "metrics.type", "required field is missing (" + no_type + ")")}));
+      Equals(Strings{at(2, 9, "metrics.type", "required field is null (" + no_type + ")")}));
   CHECK_THAT(
       read("metrics: {address: \"http://p:9090\"}\n"
            "thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
@@ -146,19 +147,19 @@ TEST_CASE("LoadAware's metrics type and address are required and checked", "[pol
                   "thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
                  .errors,
              Equals(Strings{at(1, 17, "metrics.type",
-                               "expected Prometheus, found an empty string (" + no_type + ")")}));
+                               "expected prometheus, found an empty string (" + no_type + ")")}));
   CHECK_THAT(read("metrics: {type: prometheus_adaptor, address: \"http://p:9090\"}\n"
                   "thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
                  .errors,
              Equals(Strings{at(1, 17, "metrics.type",
                                "prometheus_adaptor is not supported by loadshift: use type "
-                               "Prometheus")}));
+                               "prometheus")}));
   CHECK_THAT(read("metrics: {type: Promethues, address: \"http://p:9090\"}\n"
                   "thresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
                  .errors,
              Equals(Strings{at(1, 17, "metrics.type",
-                               "expected Prometheus, found \"Promethues\" (did you mean "
-                               "\"Prometheus\"?)")}));
+                               "expected prometheus, found \"Promethues\" (did you mean "
+                               "\"prometheus\"?)")}));
   CHECK_THAT(
       read("metrics: {type: Prometheus}\nthresholds: {cpu: 30}\ntargetThresholds: {cpu: 80}\n")
           .errors,

@@ -24,7 +24,8 @@ TEST_CASE("the seed policy loads from its ConfigMap verbatim", "[policy][seed]")
   CHECK(loaded.warnings ==
         Strings{"17:26: profiles[0].pluginConfig[0].args.ignorePvcPods: deprecated since "
                 "kubernetes-sigs/descheduler v0.34; use podProtections.extraEnabled: "
-                "[PodsWithPVC] instead"});
+                "[PodsWithPVC] instead (not for Volcano's descheduler: it reads only the "
+                "boolean)"});
   REQUIRE(loaded.result.ok());
   const Policy& policy = *loaded.result.policy;
 
