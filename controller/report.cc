@@ -35,7 +35,9 @@ nlohmann::ordered_json report_content_json(const ReportContent& content) {
                      {"memory", percent_json(row.memory.before)},
                      {"class", strategies::to_string(row.node_class)},
                      {"cpuAfter", percent_json(row.cpu.after)},
-                     {"memoryAfter", percent_json(row.memory.after)}});
+                     {"memoryAfter", percent_json(row.memory.after)},
+                     {"figures", strategies::to_string(row.figures)},
+                     {"metricResource", percent_json(row.metric.before)}});
   }
   nlohmann::ordered_json evictions = nlohmann::ordered_json::array();
   for (const EvictionRow& row : content.evictions) {
@@ -60,7 +62,8 @@ nlohmann::ordered_json report_content_json(const ReportContent& content) {
            {{"evictions", content.summary.evictions},
             {"overutilized", content.summary.overutilized},
             {"underutilized", content.summary.underutilized},
-            {"unknown", content.summary.unknown}}}};
+            {"unknown", content.summary.unknown},
+            {"unclassified", content.summary.unclassified}}}};
 }
 
 nlohmann::ordered_json report_json(const placement::ClusterIndex& index,

@@ -44,6 +44,9 @@ void count_class(NodeClass c, ReportSummary& summary) {
     case NodeClass::kUnknown:
       ++summary.unknown;
       break;
+    case NodeClass::kUnclassified:
+      ++summary.unclassified;
+      break;
   }
 }
 
@@ -81,7 +84,8 @@ std::string summary_line(const ReportSummary& s) {
   return std::to_string(s.evictions) + (s.evictions == 1 ? " eviction; " : " evictions; ") +
          std::to_string(s.overutilized) + " overutilized, " + std::to_string(s.underutilized) +
          " underutilized, " + std::to_string(s.unknown) + " unknown " +
-         (s.unknown == 1 ? "node" : "nodes");
+         (s.unknown == 1 ? "node" : "nodes") +
+         (s.unclassified > 0 ? "; " + std::to_string(s.unclassified) + " unclassified" : "");
 }
 
 std::string format_percent(const std::optional<double>& percent) {
@@ -107,6 +111,10 @@ ReportContent build_report_content(const placement::ClusterIndex& index,
     row.node_class = state.node_class;
     row.cpu = resource_cell(state, state.cpu, state.cpu_after, "cpu");
     row.memory = resource_cell(state, state.memory, state.memory_after, "memory");
+    row.figures = state.figures;
+    if (state.figures == strategies::Figures::kMetric) {
+      row.metric = resource_cell(state, state.metric, std::nullopt, "MetricResource");
+    }
     count_class(state.node_class, content.summary);
     content.nodes.push_back(std::move(row));
   }

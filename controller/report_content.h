@@ -28,7 +28,11 @@ struct NodeRow {
   std::string name;
   std::string pool;  // empty: the node has no usage-pool label
   strategies::NodeClass node_class = strategies::NodeClass::kUnknown;
+  // What cpu and memory hold (usage or requested percent), or kMetric: the class came from
+  // `metric` (LowNodeUtilization's MetricResource) and cpu and memory are empty.
+  strategies::Figures figures = strategies::Figures::kUsage;
   ResourceCell cpu, memory;
+  ResourceCell metric;  // before only (pods carry no MetricResource); empty unless kMetric
 };
 
 struct EvictionRow {
@@ -50,7 +54,7 @@ struct SkipGroup {
 
 struct ReportSummary {
   size_t evictions = 0;
-  size_t overutilized = 0, underutilized = 0, appropriate = 0, unknown = 0;
+  size_t overutilized = 0, underutilized = 0, appropriate = 0, unknown = 0, unclassified = 0;
 };
 
 struct ReportContent {
@@ -77,7 +81,8 @@ std::string_view reason_phrase(std::string_view reason);
 // The text after the first ": ", or empty.
 std::string_view reason_detail(std::string_view reason);
 
-// "3 evictions; 1 overutilized, 4 underutilized, 0 unknown nodes"
+// "3 evictions; 1 overutilized, 4 underutilized, 0 unknown nodes", then "; 8 unclassified" when
+// some are.
 std::string summary_line(const ReportSummary& summary);
 
 // "92.0%", or "unknown" when empty.

@@ -37,18 +37,21 @@ std::string watermarks(const ResourceCell& c) {
 
 void write_nodes(const ReportContent& content, std::ostream& out) {
   out << "## Nodes\n\n"
-      << "| Node | Pool | Class | CPU | CPU after | Memory | Memory after | Watermarks cpu | "
-         "Watermarks memory |\n"
-      << "|---|---|---|--:|--:|--:|--:|--:|--:|\n";
+      << "| Node | Pool | Class | Figures | CPU | CPU after | Memory | Memory after | "
+         "MetricResource | Watermarks cpu | Watermarks memory | Watermarks MetricResource |\n"
+      << "|---|---|---|---|--:|--:|--:|--:|--:|--:|--:|--:|\n";
   for (const NodeRow& row : content.nodes) {
     out << "| " << cell(row.name) << " | " << cell(row.pool) << " | "
-        << strategies::to_string(row.node_class) << " | " << format_percent(row.cpu.before) << " | "
-        << format_percent(row.cpu.after) << " | " << format_percent(row.memory.before) << " | "
-        << format_percent(row.memory.after) << " | " << watermarks(row.cpu) << " | "
-        << watermarks(row.memory) << " |\n";
+        << strategies::to_string(row.node_class) << " | " << strategies::to_string(row.figures)
+        << " | " << format_percent(row.cpu.before) << " | " << format_percent(row.cpu.after)
+        << " | " << format_percent(row.memory.before) << " | "
+        << format_percent(row.memory.after) << " | " << format_percent(row.metric.before) << " | "
+        << watermarks(row.cpu) << " | " << watermarks(row.memory) << " | "
+        << watermarks(row.metric) << " |\n";
   }
-  out << "\nWatermarks are thresholds / targetThresholds: underutilized at or below the first, "
-         "overutilized above the second.\n";
+  out << "\nFigures say what the percentages are: real usage, requested percent of allocatable, "
+         "or LowNodeUtilization's MetricResource. Watermarks are thresholds / targetThresholds: "
+         "underutilized at or below the first, overutilized above the second.\n";
 }
 
 void write_evictions(const ReportContent& content, std::ostream& out) {

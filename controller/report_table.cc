@@ -37,6 +37,8 @@ const char* class_colour(strategies::NodeClass c) {
       return "32";  // green
     case strategies::NodeClass::kUnknown:
       return "33";  // yellow
+    case strategies::NodeClass::kUnclassified:
+      return "2";  // dim
     case strategies::NodeClass::kAppropriate:
       break;
   }
@@ -89,32 +91,77 @@ std::string change(const ResourceCell& cell) {
   return text;
 }
 
+// Which columns the node table needs: the figures every row with figures shares (a label on the
+// CPU and MEMORY headers), or a FIGURES column when they differ; a METRIC column when some row was
+// classified on MetricResource; CPU and MEMORY unless no row has a value there.
+struct NodeColumns {
+  std::string label;  // " USAGE", " REQUESTED", or empty (mixed, or nothing classified)
+  bool figures = false, cpu_memory = true, metric = false;
+};
+
+NodeColumns node_columns(const ReportContent& content) {
+  std::vector<strategies::Figures> seen;
+  bool any_value = false;
+  NodeColumns columns;
+  for (const NodeRow& row : content.nodes) {
+    any_value = any_value || row.cpu.before || row.memory.before;
+    columns.metric = columns.metric || row.figures == strategies::Figures::kMetric;
+    if (!row.cpu.before && !row.memory.before && !row.metric.before) continue;
+    if (std::find(seen.begin(), seen.end(), row.figures) == seen.end()) seen.push_back(row.figures);
+  }
+  columns.cpu_memory = any_value || !columns.metric;
+  if (seen.size() > 1) {
+    columns.figures = true;
+  } else if (seen.size() == 1 && seen[0] == strategies::Figures::kRequests) {
+    columns.label = " REQUESTED";
+  } else if (seen.size() == 1 && seen[0] == strategies::Figures::kUsage) {
+    columns.label = " USAGE";
+  }
+  return columns;
+}
+
 void write_nodes(const ReportContent& content, const Paint& paint, std::ostream& out) {
-  size_t name_w = 4, pool_w = 4, cpu_w = 0, mem_w = 0;
+  const NodeColumns columns = node_columns(content);
+  size_t name_w = 4, pool_w = 4, cpu_w = 0, mem_w = 0, metric_w = 0;
   for (const NodeRow& row : content.nodes) {
     name_w = std::max(name_w, row.name.size());
     pool_w = std::max(pool_w, row.pool.empty() ? size_t{1} : row.pool.size());
     cpu_w = std::max(cpu_w, change(row.cpu).size());
     mem_w = std::max(mem_w, change(row.memory).size());
+    metric_w = std::max(metric_w, change(row.metric).size());
   }
-  size_t bar_w = kCells + 4;  // cells, two watermarks, brackets
-  size_t cpu_col = cpu_w + 1 + bar_w;
+  const size_t bar_w = kCells + 4;  // cells, two watermarks, brackets
+  const std::string cpu_head = "CPU" + columns.label, mem_head = "MEMORY" + columns.label;
+  const size_t cpu_col = std::max(cpu_w + 1 + bar_w, cpu_head.size());
+  const size_t metric_col = std::max(metric_w + 1 + bar_w, std::string("METRICRESOURCE").size());
+  const size_t figures_w = 16;  // "MetricResource" and two spaces
 
   out << paint("Nodes (" + std::to_string(content.nodes.size()) + ")", "1") << "\n";
-  out << "  " << pad("NODE", name_w + 2) << pad("POOL", pool_w + 2) << pad("CLASS", 15)
-      << pad("CPU", cpu_col + 2) << "MEMORY\n";
+  std::string header = "  " + pad("NODE", name_w + 2) + pad("POOL", pool_w + 2) + pad("CLASS", 15);
+  if (columns.figures) header += pad("FIGURES", figures_w);
+  if (columns.metric) header += pad("METRICRESOURCE", metric_col + 2);
+  if (columns.cpu_memory) header += pad(cpu_head, cpu_col + 2) + mem_head;
+  while (!header.empty() && header.back() == ' ') header.pop_back();
+  out << header << "\n";
   for (const NodeRow& row : content.nodes) {
     std::string cls = strategies::to_string(row.node_class);
     std::string line = "  " + pad(row.name, name_w + 2) +
                        pad(row.pool.empty() ? "-" : row.pool, pool_w + 2) +
-                       paint(cls, class_colour(row.node_class)) + pad("", 15 - cls.size()) +
-                       pad(pad(change(row.cpu), cpu_w + 1) + bar(row.cpu), cpu_col + 2) +
-                       pad(change(row.memory), mem_w + 1) + bar(row.memory);
+                       paint(cls, class_colour(row.node_class)) + pad("", 15 - cls.size());
+    if (columns.figures) line += pad(strategies::to_string(row.figures), figures_w);
+    if (columns.metric) {
+      line += pad(row.metric.before ? pad(change(row.metric), metric_w + 1) + bar(row.metric)
+                                    : std::string("-"),
+                  metric_col + 2);
+    }
+    if (columns.cpu_memory) {
+      line += pad(pad(change(row.cpu), cpu_w + 1) + bar(row.cpu), cpu_col + 2) +
+              pad(change(row.memory), mem_w + 1) + bar(row.memory);
+    }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   }
-  out << "  bars: 10% a cell; # usage after the plan, - moved away, + moved in, . free; "
-         "| watermarks\n";
+  out << "  bars: 10% a cell; # after the plan, - moved away, + moved in, . free; | watermarks\n";
 }
 
 void write_evictions(const ReportContent& content, const Paint& paint, std::ostream& out) {

@@ -12,6 +12,14 @@ namespace loadshift::strategies {
 namespace {
 
 constexpr int32_t kSystemCriticalPriority = 2000000000;
+
+// The hint after a gang or GPU refusal: a switch the plugin's args really have.
+std::string switch_hint(const WorkloadSwitches& switches, const std::string& key,
+                        const std::string& what) {
+  if (switches.set_in_args) return "set " + key + " to allow";
+  return "this plugin never moves " + what + "; only LoadAware's " + key + " allows it";
+}
+
 constexpr std::string_view kEvictAnnotation = "descheduler.alpha.kubernetes.io/evict";
 constexpr std::string_view kPreferNoEvictionAnnotation =
     "descheduler.alpha.kubernetes.io/prefer-no-eviction";
@@ -343,7 +351,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       if (!rule) rule = restart_on_eviction(job.job->task_policies, "task policy");
       if (rule) {
         return "Volcano job restarts on eviction: job " + job.job->meta.namespace_ + "/" +
-               job.job->meta.name + " " + *rule + " (set gang.evictGangPods to allow)";
+               job.job->meta.name + " " + *rule + " (" +
+               switch_hint(switches, "gang.evictGangPods", "Volcano jobs that restart") + ")";
       }
     }
   }
@@ -352,7 +361,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
   if (!switches.evict_gpu_pods) {
     for (const auto& [resource, amount] : index_.requests(id).scalars()) {
       if (amount > 0 && is_gpu_resource(resource, switches.gpu_vendor_prefixes)) {
-        return "GPU pod: requests " + resource + " (set gpu.evictGpuPods to allow)";
+        return "GPU pod: requests " + resource + " (" +
+               switch_hint(switches, "gpu.evictGpuPods", "GPU pods") + ")";
       }
     }
     const placement::GpuIndex& gpus = index_.gpus();
@@ -360,7 +370,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       const placement::PodGpuDemand& demand = gpus.pod(id);
       std::string what = demand.resources.empty() ? std::string(placement::to_string(demand.kind))
                                                   : demand.resources.front().first;
-      return "GPU pod: requests " + what + " (set gpu.evictGpuPods to allow)";
+      return "GPU pod: requests " + what + " (" +
+             switch_hint(switches, "gpu.evictGpuPods", "GPU pods") + ")";
     }
   }
   return std::nullopt;

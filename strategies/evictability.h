@@ -26,6 +26,9 @@ struct WorkloadSwitches {
   // A requested resource starting with one of these makes the pod a GPU pod (gpu.vendorPrefixes);
   // so does any GPU demand the placement core's GpuIndex sees.
   std::vector<std::string> gpu_vendor_prefixes = default_gpu_vendor_prefixes();
+  // True when the plugin's own args carry these switches (LoadAware): a refusal's hint then names
+  // the switch to set; other plugins' refusals say that only LoadAware has it.
+  bool set_in_args = false;
 };
 
 class EvictionFilter {

@@ -195,6 +195,9 @@ class LoadAware {
       NodeState& state = ctx_.node_state(node);
       state.node_class = c.node_class;
       state.why = c.why;
+      state.figures = Figures::kUsage;
+      state.cpu = now[node].at("cpu");
+      state.memory = now[node].at("memory");
       state.thresholds = w.low;
       state.target_thresholds = w.high;
       state.classified_by = kName;
@@ -286,7 +289,8 @@ class LoadAware {
 
   std::vector<Candidate> candidates_on(NodeId source) {
     WorkloadSwitches switches{args_.evict_gang_pods, args_.respect_restart_policies,
-                              args_.evict_gpu_pods, args_.gpu_vendor_prefixes};
+                              args_.evict_gpu_pods, args_.gpu_vendor_prefixes,
+                              /*set_in_args=*/true};
     std::vector<Candidate> out;
     for (PodId pod : ctx_.index().pods_on(source)) {
       if (ctx_.planned(pod)) continue;

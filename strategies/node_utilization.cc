@@ -136,6 +136,7 @@ class NodeUtilization {
       NodeState& state = ctx_.node_state(node);
       state.node_class = c.node_class;
       state.why = basis + c.why;
+      show_figures(node, state);
       state.thresholds = w.low;
       state.target_thresholds = w.high;
       state.classified_by = plugin_;
@@ -143,6 +144,27 @@ class NodeUtilization {
       if (c.node_class == NodeClass::kOverutilized) over_.push_back(node);
       if (c.node_class == NodeClass::kUnderutilized) under_.push_back(node);
     }
+  }
+
+  // The node table shows the figures the class was computed from: requested percent, or the
+  // MetricResource value (pods carry none, so it has no after), or real usage (already there).
+  void show_figures(NodeId node, NodeState& state) const {
+    if (real_usage_) {
+      state.figures = Figures::kUsage;
+      return;
+    }
+    state.cpu_after.reset();
+    state.memory_after.reset();
+    if (metric_resource_) {
+      state.figures = Figures::kMetric;
+      state.metric = predicted_.of(node).at(kMetricResource);
+      state.cpu.reset();
+      state.memory.reset();
+      return;
+    }
+    state.figures = Figures::kRequests;
+    state.cpu = predicted_.of(node).at("cpu");
+    state.memory = predicted_.of(node).at("memory");
   }
 
   void note(const std::string& text) {
@@ -219,7 +241,15 @@ class NodeUtilization {
              const policy::EvictionLimits* limits) {
     ctx_.evict(pod, target, scope_.name, plugin_, std::move(reason), limits);
     predicted_.move(source, target, load_of(pod));
-    record_move_after(ctx_, pod, source, target);
+    if (real_usage_) {
+      record_move_after(ctx_, pod, source, target);
+    } else if (!metric_resource_) {
+      for (NodeId node : {source, target}) {
+        NodeState& state = ctx_.node_state(node);
+        state.cpu_after = predicted_.of(node).at("cpu");
+        state.memory_after = predicted_.of(node).at("memory");
+      }
+    }
   }
 
   std::vector<NodeId> matching_scope(const std::vector<NodeId>& nodes) const {
@@ -280,8 +310,8 @@ class LowNodeUtilization : public NodeUtilization {
       if (metric_resource_ && evicted >= per_node) {
         for (size_t k = i; k < candidates.size(); ++k) {
           ctx_.skip(candidates[k].pod, plugin_,
-                    "MetricResource has no per-pod usage: at most " + std::to_string(per_node) +
-                        (per_node == 1 ? " pod" : " pods") + " per overutilized node per run (" +
+                    "at most " + std::to_string(per_node) + (per_node == 1 ? " pod" : " pods") +
+                        " per overutilized node per run: MetricResource has no per-pod usage (" +
                         (args_.eviction_limit_node ? "evictionLimits.node" : "upstream's rule") +
                         ")");
         }

@@ -40,15 +40,30 @@ struct SkippedPod {
   std::string reason;
 };
 
-enum class NodeClass { kUnknown, kUnderutilized, kAppropriate, kOverutilized };
-const char* to_string(NodeClass c);  // "unknown", "underutilized", "appropriate", "overutilized"
+// kUnknown: a plugin classifies nodes by utilization but this node's data is missing or unusable.
+// kUnclassified: no plugin classified the node (none of the policy's plugins classifies by
+// utilization, or the node is outside the policy's scope: nodeSelector, not Ready, being deleted).
+enum class NodeClass { kUnknown, kUnderutilized, kAppropriate, kOverutilized, kUnclassified };
+// "unknown", "underutilized", "appropriate", "overutilized", "unclassified"
+const char* to_string(NodeClass c);
+
+// What a node's figures (NodeState::cpu, memory, metric) are: real usage (LoadAware,
+// LowNodeUtilization with metricsUtilization KubernetesMetrics, and the default), requested
+// percent of allocatable (Low/HighNodeUtilization without metricsUtilization), or
+// LowNodeUtilization's MetricResource (source Prometheus).
+enum class Figures { kUsage, kRequests, kMetric };
+const char* to_string(Figures f);  // "usage", "requests", "MetricResource"
 
 struct NodeState {
   NodeId node = placement::kNoNode;
   std::string pool;  // usage-pool label value, may be empty
   NodeClass node_class = NodeClass::kUnknown;
+  // The figures the class was computed from (the plugin that classified the node sets them).
+  Figures figures = Figures::kUsage;
   std::optional<double> cpu, memory;              // percent now (empty: unknown)
   std::optional<double> cpu_after, memory_after;  // predicted after the plan
+  // figures kMetric: the node's MetricResource percent. Pods carry none, so it has no after.
+  std::optional<double> metric;
   // The watermarks the node was classified against (resource -> percent), for the report's bars.
   policy::Percentages thresholds, target_thresholds;
   std::string why;  // e.g. "unknown: no cpu series", "cpu 92.0% > 80%"

@@ -58,6 +58,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
   }
 
   const std::string& pool_label = index.options().pool_label;
+  size_t selected_count = 0;
   plan_.nodes.clear();
   plan_.nodes.reserve(node_count);
   for (NodeId id = 0; id < node_count; ++id) {
@@ -79,9 +80,21 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
     } else {
       state.why = "unknown: no usage data for this node";
     }
+    const bool selected = scope_selector && placement::matches(*scope_selector, node.meta.labels);
+    selected_count += selected ? 1 : 0;
+    in_scope_[id] = !duplicate && ready(node) && !node.meta.deleting && selected;
+    if (!duplicate && !in_scope_[id]) {
+      // Outside the scope no plugin looks at the node: say why here, once.
+      state.why = !selected           ? "unclassified: outside the policy's nodeSelector"
+                  : node.meta.deleting ? "unclassified: the node is being deleted"
+                                       : "unclassified: the node is not Ready";
+    }
     plan_.nodes.push_back(std::move(state));
-    in_scope_[id] = !duplicate && ready(node) && !node.meta.deleting && scope_selector &&
-                    placement::matches(*scope_selector, node.meta.labels);
+  }
+  if (scope_selector && selected_count == 0 && node_count > 0) {
+    plan_.notes.push_back("policy nodeSelector \"" + policy.node_selector + "\" matches none of the " +
+                          std::to_string(node_count) +
+                          (node_count == 1 ? " node" : " nodes") + ": nothing is planned");
   }
 }
 

@@ -79,6 +79,8 @@ void fill_usage_after(PlanContext& ctx) {
   PredictedUsage predicted(ctx.snapshot(), {"cpu", "memory"});
   for (NodeId node = 0; node < plan.nodes.size(); ++node) {
     const NodeState& state = plan.nodes[node];
+    // Requests and MetricResource figures are their plugin's own account (it wrote the after).
+    if (state.figures != Figures::kUsage) continue;
     if (state.cpu && state.memory) {
       predicted.set(node, {{"cpu", *state.cpu}, {"memory", *state.memory}});
     }
@@ -95,6 +97,33 @@ void fill_usage_after(PlanContext& ctx) {
   }
 }
 
+// True when a plugin of the policy classifies nodes by utilization.
+bool classifies_nodes(const policy::Policy& policy) {
+  for (const policy::Profile& profile : policy.profiles) {
+    for (const std::string& name : profile.plugins.balance.enabled) {
+      if (name == "LoadAware" || name == "LowNodeUtilization" || name == "HighNodeUtilization") {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+// Nodes no plugin classified are "unclassified", not "unknown": unknown means a plugin needed
+// the node's data and it was missing.
+void mark_unclassified(const policy::Policy& policy, PlanContext& ctx) {
+  const bool classifying = classifies_nodes(policy);
+  for (NodeState& state : ctx.plan().nodes) {
+    if (state.node_class != NodeClass::kUnknown || !state.classified_by.empty()) continue;
+    if (!ctx.in_scope(state.node)) {
+      state.node_class = NodeClass::kUnclassified;
+    } else if (!classifying) {
+      state.node_class = NodeClass::kUnclassified;
+      state.why = "unclassified: no plugin of the policy classifies nodes by utilization";
+    }
+  }
+}
+
 }  // namespace
 
 const char* to_string(NodeClass c) {
@@ -107,8 +136,22 @@ const char* to_string(NodeClass c) {
       return "appropriate";
     case NodeClass::kOverutilized:
       return "overutilized";
+    case NodeClass::kUnclassified:
+      return "unclassified";
   }
   return "unknown";
+}
+
+const char* to_string(Figures f) {
+  switch (f) {
+    case Figures::kUsage:
+      return "usage";
+    case Figures::kRequests:
+      return "requests";
+    case Figures::kMetric:
+      return "MetricResource";
+  }
+  return "usage";
 }
 
 const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy) {
@@ -152,6 +195,7 @@ Plan make_plan(const placement::ClusterIndex& index, const metrics::UsageMap& us
   run_extension_point(policy, filters, /*balance=*/false, ctx);
   run_extension_point(policy, filters, /*balance=*/true, ctx);
   fill_usage_after(ctx);
+  mark_unclassified(policy, ctx);
   for (const std::string& warning : index.warnings()) plan.notes.push_back(warning);
   // A classification note may be made twice (before deschedule and in LoadAware): keep the first.
   std::vector<std::string> notes;

@@ -331,5 +331,8 @@ profiles:
              Catch::Contains("usage: no usage source: the policy has no LoadAware plugin"));
   // Without any usage source the taint plugin still works on placement facts alone.
   CHECK_THAT(run.out, Catch::Contains("te7 -> te8  RemovePodsViolatingNodeTaints"));
-  CHECK_THAT(run.out, Catch::Contains("0 overutilized, 0 underutilized, 8 unknown nodes"));
+  // No plugin classifies nodes: they are unclassified, not of unknown usage.
+  CHECK_THAT(run.out, Catch::Contains("0 overutilized, 0 underutilized, 0 unknown nodes; 8 "
+                                      "unclassified"));
+  CHECK_THAT(run.out, Catch::Contains("te1   training   unclassified"));
 }

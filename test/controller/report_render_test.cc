@@ -39,7 +39,8 @@ TEST_CASE("report json: exactly the contract's keys, in its order", "[report]") 
   CHECK(keys(doc) == Names{"nodes", "evictions", "skipped", "summary"});
   REQUIRE(doc["nodes"].size() == 3);
   for (const auto& node : doc["nodes"]) {
-    CHECK(keys(node) == Names{"name", "pool", "cpu", "memory", "class", "cpuAfter", "memoryAfter"});
+    CHECK(keys(node) == Names{"name", "pool", "cpu", "memory", "class", "cpuAfter", "memoryAfter",
+                              "figures", "metricResource"});
   }
   REQUIRE(doc["evictions"].size() == 2);
   for (const auto& e : doc["evictions"]) {
@@ -49,7 +50,8 @@ TEST_CASE("report json: exactly the contract's keys, in its order", "[report]") 
   for (const auto& s : doc["skipped"]) {
     CHECK(keys(s) == Names{"namespace", "pod", "node", "reason"});
   }
-  CHECK(keys(doc["summary"]) == Names{"evictions", "overutilized", "underutilized", "unknown"});
+  CHECK(keys(doc["summary"]) ==
+        Names{"evictions", "overutilized", "underutilized", "unknown", "unclassified"});
 }
 
 TEST_CASE("report json: values, nulls for unknown usage, no pool and no target", "[report]") {
@@ -87,7 +89,8 @@ TEST_CASE("report json: values, nulls for unknown usage, no pool and no target",
         "namespace excluded: default is in evictableNamespaces.exclude");
   CHECK(doc["summary"] ==
         nlohmann::ordered_json{
-            {"evictions", 2}, {"overutilized", 1}, {"underutilized", 1}, {"unknown", 1}});
+            {"evictions", 2}, {"overutilized", 1}, {"underutilized", 1}, {"unknown", 1},
+            {"unclassified", 0}});
 }
 
 TEST_CASE("report json: the written document parses and equals report_json", "[report]") {
@@ -202,11 +205,12 @@ TEST_CASE("report markdown: tables, escaped cells, groups, summary", "[report]")
   CHECK_THAT(md,
              Catch::Contains("**2 evictions; 1 overutilized, 1 underutilized, 1 unknown node**"));
   CHECK_THAT(md,
-             Catch::Contains("| Node | Pool | Class | CPU | CPU after | Memory | Memory after"));
-  CHECK_THAT(md, Catch::Contains("| n1 | training | overutilized | 92.0% | 61.0% | 70.0% | 65.0% "
-                                 "| 30.0% / 80.0% | 30.0% / 85.0% |"));
-  CHECK_THAT(md, Catch::Contains("| n3 | - | unknown | unknown | unknown | unknown | unknown | - "
-                                 "| - |"));
+             Catch::Contains("| Node | Pool | Class | Figures | CPU | CPU after | Memory | "
+                             "Memory after | MetricResource |"));
+  CHECK_THAT(md, Catch::Contains("| n1 | training | overutilized | usage | 92.0% | 61.0% | 70.0% | "
+                                 "65.0% | unknown | 30.0% / 80.0% | 30.0% / 85.0% | - |"));
+  CHECK_THAT(md, Catch::Contains("| n3 | - | unknown | usage | unknown | unknown | unknown | "
+                                 "unknown | unknown | - | - | - |"));
   CHECK_THAT(md, Catch::Contains("## Evictions (2)"));
   CHECK_THAT(md, Catch::Contains("| `load-test/web-1` | n1 | n2 | LoadAware |"));
   // A `|` in a reason is escaped so the row keeps its cells.

@@ -22,9 +22,15 @@ struct OnePod : PlanFixture {
     options.now = *placement::parse_rfc3339("2026-11-22T04:00:00Z");
     build();
   }
+  // LoadAware's default switches (its args carry them, so hints name them).
+  static WorkloadSwitches load_aware_switches() {
+    WorkloadSwitches switches;
+    switches.set_in_args = true;
+    return switches;
+  }
   // The reason the first pod is refused under `args`, or "" when it may be evicted.
   std::string reason(const policy::DefaultEvictorArgs& args = default_evictor(),
-                     const WorkloadSwitches& switches = {}) {
+                     const WorkloadSwitches& switches = load_aware_switches()) {
     std::optional<std::string> r = filter(args).reject_reason(0, switches);
     return r ? *r : "";
   }

@@ -42,6 +42,10 @@ TEST_CASE("Volcano jobs that restart on eviction", "[evictability][gang]") {
       "Volcano job restarts on eviction: job default/train policy PodEvicted -> RestartJob (set "
       "gang.evictGangPods to allow)";
   CHECK(f.reason() == restart);
+  CHECK(f.reason(default_evictor(), WorkloadSwitches{}) ==
+        "Volcano job restarts on eviction: job default/train policy PodEvicted -> RestartJob (this "
+        "plugin never moves Volcano jobs that restart; only LoadAware's gang.evictGangPods allows "
+        "it)");
 
   WorkloadSwitches allow;
   allow.evict_gang_pods = true;
@@ -84,7 +88,7 @@ TEST_CASE("GPU pods stay unless gpu.evictGpuPods", "[evictability][gpu]") {
   WorkloadSwitches allow;
   allow.evict_gpu_pods = true;
   CHECK(f.reason(default_evictor(), allow) == "");
-  WorkloadSwitches other_vendors;
+  WorkloadSwitches other_vendors = OnePod::load_aware_switches();
   other_vendors.gpu_vendor_prefixes = {"example.com/"};
   // Not a vendor prefix any more, but the GPU index still sees an NVIDIA demand.
   CHECK(f.reason(default_evictor(), other_vendors) ==
@@ -95,6 +99,11 @@ TEST_CASE("GPU pods stay unless gpu.evictGpuPods", "[evictability][gpu]") {
   CHECK(OnePod(accel).reason() == "");
   CHECK(OnePod(accel).reason(default_evictor(), other_vendors) ==
         "GPU pod: requests example.com/accel (set gpu.evictGpuPods to allow)");
+
+  // Other plugins' args have no such switch: the hint says which plugin has it.
+  CHECK(f.reason(default_evictor(), WorkloadSwitches{}) ==
+        "GPU pod: requests nvidia.com/gpu (this plugin never moves GPU pods; only LoadAware's "
+        "gpu.evictGpuPods allows it)");
 
   CHECK(strategies::is_gpu_resource("metax-tech.com/gpu", strategies::default_gpu_vendor_prefixes()));
   CHECK(strategies::is_gpu_resource("huawei.com/Ascend910", strategies::default_gpu_vendor_prefixes()));

@@ -105,7 +105,7 @@ TEST_CASE("LowNodeUtilization: Prometheus source, numberOfNodes, and pods that r
     r.f.usage.nodes["n2"].metric_resource = 5;
     CHECK(r.run(&strategies::run_low_node_utilization, args) == Moves{"be->n2"});
     CHECK(r.skip("p0") ==
-          "MetricResource has no per-pod usage: at most 1 pod per overutilized node per run "
+          "at most 1 pod per overutilized node per run: MetricResource has no per-pod usage "
           "(upstream's rule)");
   }
   SECTION("numberOfNodes 1 with one underutilized node: nothing") {
@@ -156,7 +156,7 @@ TEST_CASE("LowNodeUtilization with source Prometheus classifies on MetricResourc
     CHECK(r.reason(0) == "n1 MetricResource 90.0% > 70%: evict apps/p0 -> n3 (MetricResource "
                          "10.0%; pods have no MetricResource usage)");
     CHECK(r.skip("p1") ==
-          "MetricResource has no per-pod usage: at most 1 pod per overutilized node per run "
+          "at most 1 pod per overutilized node per run: MetricResource has no per-pod usage "
           "(upstream's rule)");
     CHECK(r.noted("LowNodeUtilization: 1 node without a usable MetricResource sample"));
   }
@@ -165,7 +165,7 @@ TEST_CASE("LowNodeUtilization with source Prometheus classifies on MetricResourc
     CHECK(r.run(&strategies::run_low_node_utilization, args) ==
           Moves{"p0->n3", "p1->n3", "q0->n3", "q1->n3"});
     CHECK(r.skip("p2") ==
-          "MetricResource has no per-pod usage: at most 2 pods per overutilized node per run "
+          "at most 2 pods per overutilized node per run: MetricResource has no per-pod usage "
           "(evictionLimits.node)");
   }
   SECTION("the only underutilized node without a sample: no target, nothing evicted") {

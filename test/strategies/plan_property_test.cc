@@ -277,7 +277,10 @@ TEST_CASE("LoadAware plans over random clusters keep every invariant") {
     // Static watermarks are the configured ones: the pool's for its nodes, else the plugin's.
     if (!args.use_deviation_thresholds) {
       for (const strategies::NodeState& state : plan.nodes) {
-        if (state.node_class == strategies::NodeClass::kUnknown) continue;
+        if (state.node_class == strategies::NodeClass::kUnknown ||
+            state.node_class == strategies::NodeClass::kUnclassified) {
+          continue;
+        }
         const std::string* pool = c.snapshot.nodes[state.node].meta.labels.find(
             "maip.mxsf.io/node.usage");
         bool training = !args.node_pools.empty() && pool != nullptr && *pool == "training";
