@@ -84,10 +84,7 @@ std::optional<std::string> prefixed_integer(std::string_view text) {
     }
     value = value * base + static_cast<uint64_t>(digit);
   }
-  // Not `"-" + std::to_string(...)`: g++ 12 at -O3 reports a false -Wrestrict on that.
-  std::string digits = std::to_string(value);
-  if (negative && value != 0) digits.insert(digits.begin(), '-');
-  return digits;
+  return (negative && value != 0 ? "-" : "") + std::to_string(value);
 }
 
 // A decimal integer or float in JSON's spelling ("+.5" -> "0.5", "007" -> "7", "1." -> "1");
