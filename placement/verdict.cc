@@ -17,6 +17,7 @@ std::string_view to_string(Rule rule) {
     case Rule::kHostPorts: return "HostPorts";
     case Rule::kExistingPodsAntiAffinity: return "ExistingPodsAntiAffinity";
     case Rule::kVolumeBinding: return "VolumeBinding";
+    case Rule::kVolumeZone: return "VolumeZone";
     case Rule::kVolumeLimits: return "VolumeLimits";
     case Rule::kPodMovable: return "PodMovable";
     case Rule::kSameNode: return "SameNode";

@@ -11,6 +11,25 @@ namespace {
 
 std::string namespaced(const std::string& ns, const std::string& name) { return ns + "/" + name; }
 
+constexpr std::string_view kBindCompleted = "pv.kubernetes.io/bind-completed";
+
+// The labels VolumeZone reads, on volumes and on nodes.
+const std::string kTopologyLabels[] = {
+    "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+    "topology.kubernetes.io/zone", "topology.kubernetes.io/region"};
+
+// "a__b" -> {"a", "b"}, as LabelZonesToSet splits a multi-zone value.
+std::vector<std::string> split_zones(const std::string& value) {
+  std::vector<std::string> zones;
+  size_t start = 0;
+  while (true) {
+    size_t end = value.find("__", start);
+    zones.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return zones;
+    start = end + 2;
+  }
+}
+
 // A PersistentVolume node-affinity term, evaluated as the scheduler's CheckNodeAffinity does: on
 // a node that has the real node's labels and no name.
 bool volume_term_matches(const NodeSelectorTerm& term, const StringMap& labels) {
@@ -81,6 +100,11 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       } else if (claim->second->volume_name.empty()) {
         why = " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
               "where it could be provisioned is not known";
+      } else if (claim->second->phase != "Bound" &&
+                 !claim->second->meta.annotations.contains(kBindCompleted)) {
+        why = " names its volume but its binding is not complete (no "
+              "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
+              "scheduler refuses it until it is";
       }
       if (!why.empty()) {
         if (!entry.unmovable) {
@@ -98,6 +122,11 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       }
       const PersistentVolume& pv = *bound->second;
       if (pv.node_affinity) entry.pinned.push_back(PinnedVolume{&pv, key});
+      for (const std::string& label : kTopologyLabels) {
+        if (const std::string* value = pv.meta.labels.find(label)) {
+          entry.zones.push_back(ZoneConstraint{&pv, &label, split_zones(*value)});
+        }
+      }
       if (!pv.csi_driver.empty() && !pv.csi_volume_handle.empty()) {
         std::string unique = pv.csi_driver + "/" + pv.csi_volume_handle;
         if (std::find(entry.csi_volumes.begin(), entry.csi_volumes.end(), unique) ==
@@ -156,8 +185,35 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
                                  ") allows only nodes matching " +
                                  describe_terms(terms)});
   }
+  if (!volumes->zones.empty() && !check_zones(*volumes, node, out)) {
+    ok = false;
+    if (out == nullptr) return false;
+  }
   if (volumes->csi_volumes.empty()) return ok;
   return check_csi_limits(*volumes, node_id, ledger, out) && ok;
+}
+
+bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const {
+  const StringMap& labels = node.meta.labels;
+  bool node_has_zone = std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
+                                   [&](const std::string& label) { return labels.contains(label); });
+  if (!node_has_zone) return true;  // a node without zone labels takes any volume
+  bool ok = true;
+  for (const ZoneConstraint& zone : volumes.zones) {
+    const std::string* have = labels.find(*zone.key);
+    if (have != nullptr &&
+        std::find(zone.values.begin(), zone.values.end(), *have) != zone.values.end()) {
+      continue;
+    }
+    ok = false;
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kVolumeZone,
+                             "volume zone conflict: persistentvolume " + zone.volume->meta.name +
+                                 " has " + *zone.key + "=" +
+                                 *zone.volume->meta.labels.find(*zone.key) + ", node has " +
+                                 (have ? *zone.key + "=" + *have : "no " + *zone.key + " label")});
+  }
+  return ok;
 }
 
 std::optional<int64_t> VolumeIndex::csi_limit(const std::string& driver, NodeId node) const {

@@ -22,7 +22,8 @@ const std::vector<std::string> kKeys = {"maip.mxsf.io/node.usage", "zone", "gpus
 const std::vector<std::string> kApps = {"web", "db"};
 // Claims pods may use; the cluster's PVCs, PVs and CSINodes are made by add_storage.
 const std::vector<std::string> kClaims = {"zonal", "zonal", "csi-1", "csi-2", "csi-1",
-                                          "csi-2", "unbound", "missing", "lost-volume"};
+                                          "csi-2", "unbound", "missing", "lost-volume",
+                                          "prebound", "marked"};
 
 struct Random {
   std::mt19937 engine;
@@ -51,6 +52,7 @@ Node random_node(Random& r, int i) {
     if (r.chance(0.7)) node.taints.push_back({"maip.mxsf.io/node.usage", pool, TaintEffect::kNoSchedule});
   }
   node.meta.labels.set("zone", r.pick(kZones));
+  if (r.chance(0.5)) node.meta.labels.set("topology.kubernetes.io/zone", r.pick(kZones));
   if (r.chance(0.5)) node.meta.labels.set("gpus", random_value(r, "gpus"));
   if (r.chance(0.3)) node.meta.labels.set("disk", random_value(r, "disk"));
   if (r.chance(0.3)) {
@@ -165,6 +167,7 @@ void add_storage(Random& r, Snapshot& snapshot) {
     pvc.meta.namespace_ = "default";
     pvc.meta.name = name;
     pvc.volume_name = volume;
+    pvc.phase = volume.empty() ? "Pending" : "Bound";
     snapshot.persistent_volume_claims.push_back(pvc);
   };
   claim("zonal", "pv-zonal");
@@ -172,6 +175,12 @@ void add_storage(Random& r, Snapshot& snapshot) {
   claim("csi-2", "pv-csi-2");
   claim("unbound", "");
   claim("lost-volume", "pv-gone");
+  claim("prebound", "pv-csi-1");  // binding not complete: neither annotation nor phase Bound
+  snapshot.persistent_volume_claims.back().phase = "Pending";
+  claim("marked", "pv-csi-2");  // complete by the annotation
+  snapshot.persistent_volume_claims.back().phase = "Pending";
+  snapshot.persistent_volume_claims.back().meta.annotations.set("pv.kubernetes.io/bind-completed",
+                                                                "yes");
   PersistentVolume zonal;
   zonal.meta.name = "pv-zonal";
   std::vector<NodeSelectorTerm> terms(r.between(0, 2));
@@ -182,6 +191,10 @@ void add_storage(Random& r, Snapshot& snapshot) {
     }
   }
   if (r.chance(0.8)) zonal.node_affinity = terms;
+  if (r.chance(0.9)) {
+    zonal.meta.labels.set("topology.kubernetes.io/zone",
+                          r.pick(std::vector<std::string>{"a", "b", "a__c"}));
+  }
   snapshot.persistent_volumes.push_back(zonal);
   for (const char* handle : {"1", "2"}) {
     PersistentVolume pv;
@@ -375,8 +388,11 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
   auto volume_of = [&](const Pod& p, const Volume& v) -> const PersistentVolume* {
     for (const auto& pvc : s.persistent_volume_claims) {
       if (pvc.meta.namespace_ != p.meta.namespace_ || pvc.meta.name != v.claim_name) continue;
+      bool complete = pvc.phase == "Bound" ||
+                      pvc.meta.annotations.find("pv.kubernetes.io/bind-completed") != nullptr;
       for (const auto& pv : s.persistent_volumes) {
-        if (!pvc.meta.deleting && !pvc.volume_name.empty() && pv.meta.name == pvc.volume_name)
+        if (!pvc.meta.deleting && complete && !pvc.volume_name.empty() &&
+            pv.meta.name == pvc.volume_name)
           return &pv;
       }
     }
@@ -395,6 +411,13 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
       if (!any) return false;
     }
     if (!pv->csi_driver.empty()) wanted.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
+    // VolumeZone, for the one label the generator sets: a zoned node must be in a listed zone.
+    const std::string* volume_zone = pv->meta.labels.find("topology.kubernetes.io/zone");
+    const std::string* node_zone = node.meta.labels.find("topology.kubernetes.io/zone");
+    if (volume_zone && node_zone) {
+      std::string listed = "__" + *volume_zone + "__";
+      if (listed.find("__" + *node_zone + "__") == std::string::npos) return false;
+    }
   }
   std::vector<std::string> attached;
   auto attach = [&](const Pod& p) {
@@ -495,7 +518,7 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
   CHECK(feasible_pairs > pairs / 20);
   CHECK(feasible_pairs < pairs / 2);
   for (const char* rule : {"parse", "preferred", "claim", "ExistingPodsAntiAffinity",
-                           "VolumeBinding", "VolumeLimits"}) {
+                           "VolumeBinding", "VolumeZone", "VolumeLimits"}) {
     INFO(rule << " refused " << refused_by[rule] << " of " << pairs << " pairs");
     CHECK(refused_by[rule] > 0);
   }

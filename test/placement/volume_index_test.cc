@@ -62,10 +62,16 @@ TEST_CASE("claims without a known bound volume keep the pod where it is", "[pred
   snapshot.pods = {with_claim("missing-claim", "home", "nope"),
                    with_claim("unbound", "home", "waiting"),
                    with_claim("missing-volume", "home", "orphan"),
-                   with_claim("deleting", "home", "going"), with_claim("bound", "home", "ok")};
+                   with_claim("deleting", "home", "going"), with_claim("prebound", "home", "pre"),
+                   with_claim("bound", "home", "ok"), with_claim("annotated", "home", "marked")};
   snapshot.persistent_volume_claims = {claim("waiting", ""), claim("orphan", "pv-gone"),
-                                       claim("going", "pv-ok"), claim("ok", "pv-ok")};
+                                       claim("going", "pv-ok"), claim("pre", "pv-ok"),
+                                       claim("ok", "pv-ok"), claim("marked", "pv-ok")};
   snapshot.persistent_volume_claims[2].meta.deleting = true;
+  snapshot.persistent_volume_claims[3].phase = "Pending";  // volumeName set, binding not complete
+  snapshot.persistent_volume_claims[5].phase = "Pending";  // ...but the PV controller says done
+  snapshot.persistent_volume_claims[5].meta.annotations.set("pv.kubernetes.io/bind-completed",
+                                                            "yes");
   snapshot.persistent_volumes = {csi_volume("pv-ok", "vol-1")};
   ClusterIndex index(snapshot);
   Placer placer(index);
@@ -73,15 +79,47 @@ TEST_CASE("claims without a known bound volume keep the pod where it is", "[pred
   const char* expected[] = {"persistentvolumeclaim default/nope is not in the snapshot",
                             "persistentvolumeclaim default/waiting is not bound to a volume yet",
                             "bound to persistentvolume pv-gone, which is not in the snapshot",
-                            "persistentvolumeclaim default/going is being deleted"};
-  for (PodId pod = 0; pod < 4; ++pod) {
+                            "persistentvolumeclaim default/going is being deleted",
+                            "persistentvolumeclaim default/pre names its volume but its binding "
+                            "is not complete"};
+  for (PodId pod = 0; pod < 5; ++pod) {
     INFO(snapshot.pods[pod].meta.name);
     REQUIRE(index.unmovable_reason(pod).has_value());
     CHECK_THAT(*index.unmovable_reason(pod), Catch::Contains(expected[pod]));
     CHECK_FALSE(placer.feasible(pod, 1, ledger));
   }
-  CHECK_FALSE(index.unmovable_reason(4).has_value());
-  CHECK(placer.feasible(4, 1, ledger));
+  for (PodId pod : {5, 6}) {
+    CHECK_FALSE(index.unmovable_reason(pod).has_value());
+    CHECK(placer.feasible(pod, 1, ledger));
+  }
+}
+
+TEST_CASE("a bound volume's zone labels keep the pod in its zones", "[predicates][volumes]") {
+  Snapshot snapshot;
+  snapshot.nodes = {make_node("home"), make_node("zone-a"), make_node("zone-b"),
+                    make_node("zone-c"), make_node("no-zone")};
+  snapshot.nodes[1].meta.labels.set("topology.kubernetes.io/zone", "a");
+  snapshot.nodes[2].meta.labels.set("topology.kubernetes.io/zone", "b");
+  snapshot.nodes[3].meta.labels.set("topology.kubernetes.io/zone", "c");
+  snapshot.pods = {with_claim("web", "home", "data")};
+  snapshot.persistent_volume_claims = {claim("data", "pv-ab")};
+  PersistentVolume pv;
+  pv.meta.name = "pv-ab";
+  pv.meta.labels.set("topology.kubernetes.io/zone", "a__b");  // a multi-zone volume
+  snapshot.persistent_volumes = {pv};
+  ClusterIndex index(snapshot);
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size());
+  CHECK(placer.feasible(0, 1, ledger));
+  CHECK(placer.feasible(0, 2, ledger));
+  CHECK_FALSE(placer.feasible(0, 3, ledger));
+  CHECK(placer.feasible(0, 4, ledger));  // a node without zone labels takes any volume
+  Verdict verdict = placer.fits(0, 3, ledger);
+  REQUIRE(verdict.failures.size() == 1);
+  CHECK(verdict.failures[0].rule == Rule::kVolumeZone);
+  CHECK(verdict.failures[0].reason ==
+        "volume zone conflict: persistentvolume pv-ab has topology.kubernetes.io/zone=a__b, node "
+        "has topology.kubernetes.io/zone=c");
 }
 
 TEST_CASE("a bound volume's node affinity pins the pod to the nodes it allows",
