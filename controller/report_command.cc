@@ -19,8 +19,8 @@ namespace {
 constexpr const char* kNoLiveCluster =
     "error: --snapshot: no snapshot file given, and reading the live cluster needs the Kubernetes "
     "API client, which loadshift does not have yet. Save the cluster first, e.g.\n"
-    "  kubectl get nodes,pods,pdb,priorityclasses,hypernodes,jobs.batch.volcano.sh,podgroups "
-    "-A -o json > cluster.json\n"
+    "  kubectl get nodes,pods,pdb,priorityclasses,pv,pvc,csinodes,hypernodes,"
+    "jobs.batch.volcano.sh,podgroups -A -o json > cluster.json\n"
     "then pass --snapshot cluster.json\n";
 
 // Checks the flags themselves (nothing read yet). Writes every problem to `err`; returns false

@@ -4,6 +4,8 @@
 #include <set>
 #include <unordered_map>
 
+#include "placement/node_selector_parsing.h"
+
 namespace loadshift::placement {
 namespace {
 
@@ -79,6 +81,10 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     const Pod& pod = snapshot.pods[id];
     requests_.push_back(effective_requests(pod));
     unmovable_.push_back(gpu_unmovable_reason(snapshot, gpus_, id));
+    if (!unmovable_.back()) {
+      std::string preferred_error = preferred_terms_parse_error(pod.node_affinity);
+      if (!preferred_error.empty()) unmovable_.back() = std::move(preferred_error);
+    }
     if (pod.node_name.empty()) continue;
     NodeId node = node_id(pod.node_name);
     if (node == kNoNode) {
@@ -95,6 +101,11 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
   for (auto& ports : host_ports_) {
     std::sort(ports.begin(), ports.end());
     ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
+  }
+  anti_affinity_ = ExistingAntiAffinity(snapshot, pods_on_node_);
+  volumes_ = VolumeIndex(snapshot, pods_on_node_);
+  for (PodId id = 0; id < snapshot.pods.size(); ++id) {
+    if (!unmovable_[id]) unmovable_[id] = volumes_.unmovable_reason(id);
   }
   build_constraint_classes();
   for (const std::string& w : tree_.warnings()) warnings_.push_back(w);

@@ -14,6 +14,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "placement/existing_anti_affinity.h"
 #include "placement/gpu.h"
 #include "placement/hypernode_tree.h"
 #include "placement/model.h"
@@ -21,6 +22,7 @@
 #include "placement/resources.h"
 #include "placement/verdict.h"
 #include "placement/volcano_jobs.h"
+#include "placement/volume_index.h"
 
 namespace loadshift::placement {
 
@@ -54,7 +56,8 @@ class ClusterIndex {
   // effective_requests(pod), computed once.
   const ResourceList& requests(PodId pod) const { return requests_[pod]; }
 
-  // Why the pod may never be moved (GPU pinning, DRA, ...), or empty. Computed once.
+  // Why the pod may never be moved (GPU pinning, DRA, preferred node-affinity terms the
+  // scheduler cannot parse, claims without a known volume, ...), or empty. Computed once.
   const std::optional<std::string>& unmovable_reason(PodId pod) const {
     return unmovable_[pod];
   }
@@ -86,6 +89,11 @@ class ClusterIndex {
   // Pool label values present on nodes, sorted.
   const std::vector<std::string>& known_pools() const { return known_pools_; }
 
+  // Required anti-affinity of the live pods, by topology domain (see existing_anti_affinity.h).
+  const ExistingAntiAffinity& existing_anti_affinity() const { return anti_affinity_; }
+  // The pods' PersistentVolumeClaims, volumes and CSI attach limits (see volume_index.h).
+  const VolumeIndex& volumes() const { return volumes_; }
+
   const HyperNodeTree& hyper_nodes() const { return tree_; }
   const GangIndex& gangs() const { return gangs_; }
   const GpuIndex& gpus() const { return gpus_; }
@@ -112,6 +120,8 @@ class ClusterIndex {
   HyperNodeTree tree_;
   GangIndex gangs_;
   GpuIndex gpus_;
+  ExistingAntiAffinity anti_affinity_;
+  VolumeIndex volumes_;
   std::vector<std::string> warnings_;
 
   void build_constraint_classes();

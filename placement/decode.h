@@ -3,8 +3,9 @@
 // Accepts what the API server and `kubectl get -o json` return: single objects, `v1/List` with
 // mixed kinds, and typed lists (`NodeList`, `PodList`, ...) whose items carry no kind of their
 // own. Kinds read: Node, Pod, PriorityClass, PodDisruptionBudget, HyperNode
-// (topology.volcano.sh), Job (batch.volcano.sh only) and PodGroup (scheduling.volcano.sh). Other
-// kinds are counted and skipped, never an error.
+// (topology.volcano.sh), Job (batch.volcano.sh only), PodGroup (scheduling.volcano.sh),
+// PersistentVolumeClaim, PersistentVolume and CSINode (storage.k8s.io). Other kinds are counted
+// and skipped, never an error.
 //
 // Lists are decoded item by item while the bytes arrive: the decoder never holds the document
 // tree, only the item being decoded, so a 1.5 GB list needs memory for the model, not the text.

@@ -79,11 +79,15 @@ inline bool read_quantity(Decoding& d, od::value& value, std::string_view resour
   return true;
 }
 
-inline bool read_resource_list(Decoding& d, od::value& value, ResourceList& out) {
+// Reads a ResourceList; when `names` is given, the name of every entry read is appended to it
+// (an entry of amount 0 is there too, which the list alone cannot tell from an absent one).
+inline bool read_resource_list(Decoding& d, od::value& value, ResourceList& out,
+                               std::vector<std::string>* names = nullptr) {
   return visit_map(d, value, [&](std::string_view resource, od::value& entry) {
     int64_t amount = 0;
     if (!read_quantity(d, entry, resource, amount)) return false;
     out.set(resource, amount);
+    if (names != nullptr) names->emplace_back(resource);
     return true;
   });
 }

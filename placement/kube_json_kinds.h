@@ -112,15 +112,21 @@ inline bool read_node_field(Decoding& d, std::string_view key, od::value& value,
 // Host ports count for the pod only from regular containers and restartable init containers
 // (sidecars), as the scheduler's NodePorts plugin reads them; the restartPolicy may come after
 // the ports, so they are kept aside until the container is read.
+//
+// The API server's defaulting that matters for placement is applied here too, so hand-written
+// manifests behave as they would in the cluster: a resource with a limit and no request gets the
+// limit as its request (SetDefaults_Pod, containers and init containers alike).
 inline bool read_container(Decoding& d, od::value& value, bool init, Container& container,
                            Pod& pod) {
   std::vector<int32_t> host_ports;
+  std::vector<std::string> requested;  // names present in resources.requests
+  std::vector<std::string> limited;    // names present in resources.limits
   bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "name") return read_string(d, field, container.name);
     if (key == "resources") {
       return visit_fields(d, field, [&](std::string_view name, od::value& list) {
-        if (name == "requests") return read_resource_list(d, list, container.requests);
-        if (name == "limits") return read_resource_list(d, list, container.limits);
+        if (name == "requests") return read_resource_list(d, list, container.requests, &requested);
+        if (name == "limits") return read_resource_list(d, list, container.limits, &limited);
         return true;
       });
     }
@@ -146,6 +152,11 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
   if (!init || container.restart_always) {
     pod.host_ports.insert(pod.host_ports.end(), host_ports.begin(), host_ports.end());
   }
+  for (const std::string& name : limited) {
+    if (std::find(requested.begin(), requested.end(), name) == requested.end()) {
+      container.requests.set(name, container.limits.get(name));
+    }
+  }
   return ok;
 }
 
@@ -162,6 +173,36 @@ inline bool count_pod_affinity_terms(Decoding& d, od::value& value, int& require
   });
 }
 
+// A PodAffinityTerm (labelSelector, namespaces, namespaceSelector, topologyKey).
+inline bool read_pod_affinity_term(Decoding& d, od::value& value, PodAffinityTerm& term) {
+  return visit_fields(d, value, [&](std::string_view key, od::value& field) {
+    if (key == "labelSelector") return read_optional_label_selector(d, field, term.label_selector);
+    if (key == "namespaces") return read_string_list(d, field, term.namespaces);
+    if (key == "namespaceSelector") {
+      return read_optional_label_selector(d, field, term.namespace_selector);
+    }
+    if (key == "topologyKey") return read_string(d, field, term.topology_key);
+    return true;
+  });
+}
+
+// podAntiAffinity: required terms are kept whole (existing pods refuse incoming ones by them).
+inline bool read_pod_anti_affinity(Decoding& d, od::value& value, Pod& pod) {
+  PodAffinitySummary& summary = pod.pod_affinity;
+  return visit_fields(d, value, [&](std::string_view key, od::value& field) {
+    if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
+      return visit_array(d, field, [&](od::value& element, size_t) {
+        ++summary.required_anti_affinity_terms;
+        return read_pod_affinity_term(d, element, pod.required_anti_affinity.emplace_back());
+      });
+    }
+    if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
+      return count_elements(d, field, summary.preferred_terms);
+    }
+    return true;
+  });
+}
+
 inline bool read_affinity(Decoding& d, od::value& value, Pod& pod) {
   PodAffinitySummary& summary = pod.pod_affinity;
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
@@ -170,10 +211,7 @@ inline bool read_affinity(Decoding& d, od::value& value, Pod& pod) {
       return count_pod_affinity_terms(d, field, summary.required_affinity_terms,
                                       summary.preferred_terms);
     }
-    if (key == "podAntiAffinity") {
-      return count_pod_affinity_terms(d, field, summary.required_anti_affinity_terms,
-                                      summary.preferred_terms);
-    }
+    if (key == "podAntiAffinity") return read_pod_anti_affinity(d, field, pod);
     return true;
   });
 }

@@ -107,12 +107,37 @@ struct NodeAffinity {
   std::vector<PreferredSchedulingTerm> preferred;
 };
 
-// Inter-pod affinity is decoded only far enough to know it is there: the placement core refuses
-// to move pods with required inter-pod (anti-)affinity rather than guess (see predicates.h).
+// Inter-pod affinity of the pod itself is decoded only far enough to know it is there: the
+// placement core refuses to move pods with required inter-pod (anti-)affinity rather than guess
+// (see predicates.h).
 struct PodAffinitySummary {
   int required_affinity_terms = 0;
   int required_anti_affinity_terms = 0;
   int preferred_terms = 0;
+};
+
+struct LabelSelectorRequirement {
+  std::string key;
+  std::string op;  // In | NotIn | Exists | DoesNotExist
+  std::vector<std::string> values;
+};
+
+// metav1.LabelSelector. Where null means "nothing", the model holds an std::optional.
+struct LabelSelector {
+  StringMap match_labels;
+  std::vector<LabelSelectorRequirement> match_expressions;
+};
+bool matches(const LabelSelector& selector, const StringMap& labels);
+
+// One required podAntiAffinity term (PodAffinityTerm). Kept whole because the pods already on a
+// node refuse incoming pods by it (placement/existing_anti_affinity.h).
+struct PodAffinityTerm {
+  // labelSelector; an empty optional (null) selects no pod, an empty selector every pod.
+  std::optional<LabelSelector> label_selector;
+  std::vector<std::string> namespaces;
+  // namespaceSelector; null: `namespaces`, or the pod's own namespace when that is empty too.
+  std::optional<LabelSelector> namespace_selector;
+  std::string topology_key;
 };
 
 // ---- nodes ---------------------------------------------------------------------------------
@@ -185,6 +210,7 @@ struct Pod {
   StringMap node_selector;
   NodeAffinity node_affinity;
   PodAffinitySummary pod_affinity;
+  std::vector<PodAffinityTerm> required_anti_affinity;  // podAntiAffinity.required...Execution
   std::vector<Toleration> tolerations;
   std::vector<Volume> volumes;
   std::vector<int32_t> host_ports;  // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
@@ -211,19 +237,6 @@ struct PriorityClass {
   bool global_default = false;
   std::string preemption_policy;
 };
-
-struct LabelSelectorRequirement {
-  std::string key;
-  std::string op;  // In | NotIn | Exists | DoesNotExist
-  std::vector<std::string> values;
-};
-
-// metav1.LabelSelector. `match_nothing` marks a null selector where that means "nothing".
-struct LabelSelector {
-  StringMap match_labels;
-  std::vector<LabelSelectorRequirement> match_expressions;
-};
-bool matches(const LabelSelector& selector, const StringMap& labels);
 
 // An int or a percentage string, as in PDB minAvailable/maxUnavailable.
 struct IntOrPercent {
@@ -295,6 +308,36 @@ struct PodGroup {
   int32_t running = 0;
 };
 
+// ---- storage ---------------------------------------------------------------------------------
+
+// v1 PersistentVolumeClaim (the fields placement reads).
+struct PersistentVolumeClaim {
+  ObjectMeta meta;
+  std::string volume_name;  // spec.volumeName: the bound PersistentVolume, empty when unbound
+  std::string phase;        // status.phase: Pending | Bound | Lost
+};
+
+// v1 PersistentVolume (the fields placement reads).
+struct PersistentVolume {
+  ObjectMeta meta;
+  // spec.nodeAffinity.required.nodeSelectorTerms, ORed: the nodes that can use the volume
+  // (local volumes, zonal disks). Empty optional: any node.
+  std::optional<std::vector<NodeSelectorTerm>> node_affinity;
+  std::string csi_driver;         // spec.csi.driver; empty for other volume sources
+  std::string csi_volume_handle;  // spec.csi.volumeHandle
+};
+
+struct CsiNodeDriver {
+  std::string name;
+  std::optional<int32_t> allocatable_count;  // allocatable.count: volumes the node can attach
+};
+
+// storage.k8s.io/v1 CSINode; named as its Node.
+struct CsiNode {
+  ObjectMeta meta;
+  std::vector<CsiNodeDriver> drivers;
+};
+
 // Everything planning reads, as decoded. Indexes live in ClusterIndex.
 struct Snapshot {
   std::vector<Node> nodes;
@@ -304,6 +347,9 @@ struct Snapshot {
   std::vector<HyperNode> hyper_nodes;
   std::vector<VolcanoJob> jobs;
   std::vector<PodGroup> pod_groups;
+  std::vector<PersistentVolumeClaim> persistent_volume_claims;
+  std::vector<PersistentVolume> persistent_volumes;
+  std::vector<CsiNode> csi_nodes;
 };
 
 }  // namespace loadshift::placement

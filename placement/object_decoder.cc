@@ -9,6 +9,7 @@
 
 #include "placement/json_reading.h"
 #include "placement/kube_json_kinds.h"
+#include "placement/kube_json_storage.h"
 
 namespace loadshift::placement {
 namespace {
@@ -25,6 +26,9 @@ using json::read_pod_group_field;
 using json::read_priority_class_field;
 using json::read_string_view;
 using json::read_volcano_job_field;
+using json::read_pvc_field;
+using json::read_pv_field;
+using json::read_csi_node_field;
 
 static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING,
               "PaddedBuffer pads less than simdjson reads past the end");
@@ -38,7 +42,10 @@ enum class Kind : uint8_t {
   kPodDisruptionBudget,
   kHyperNode,
   kVolcanoJob,
-  kPodGroup
+  kPodGroup,
+  kPersistentVolumeClaim,
+  kPersistentVolume,
+  kCsiNode
 };
 
 struct KindRule {
@@ -49,7 +56,7 @@ struct KindRule {
   Kind id;
 };
 
-constexpr std::array<KindRule, 7> kKindRules{{
+constexpr std::array<KindRule, 10> kKindRules{{
     {"Node", "", false, false, Kind::kNode},
     {"Pod", "", false, true, Kind::kPod},
     {"PriorityClass", "scheduling.k8s.io", false, false, Kind::kPriorityClass},
@@ -58,6 +65,9 @@ constexpr std::array<KindRule, 7> kKindRules{{
     // batch/v1 Jobs are not Volcano's: only batch.volcano.sh Jobs are read.
     {"Job", "batch.volcano.sh", true, true, Kind::kVolcanoJob},
     {"PodGroup", "scheduling.volcano.sh", false, true, Kind::kPodGroup},
+    {"PersistentVolumeClaim", "", false, true, Kind::kPersistentVolumeClaim},
+    {"PersistentVolume", "", false, false, Kind::kPersistentVolume},
+    {"CSINode", "storage.k8s.io", false, false, Kind::kCsiNode},
 }};
 
 std::string_view api_group(std::string_view api_version) {
@@ -120,6 +130,15 @@ class Target {
         scratch.owners.clear();
         owners_ = &scratch.owners;
         break;
+      case Kind::kPersistentVolumeClaim:
+        meta_ = &snapshot.persistent_volume_claims.emplace_back().meta;
+        break;
+      case Kind::kPersistentVolume:
+        meta_ = &snapshot.persistent_volumes.emplace_back().meta;
+        break;
+      case Kind::kCsiNode:
+        meta_ = &snapshot.csi_nodes.emplace_back().meta;
+        break;
     }
   }
 
@@ -143,6 +162,12 @@ class Target {
         return read_volcano_job_field(d, key, value, snapshot_.jobs.back());
       case Kind::kPodGroup:
         return read_pod_group_field(d, key, value, snapshot_.pod_groups.back());
+      case Kind::kPersistentVolumeClaim:
+        return read_pvc_field(d, key, value, snapshot_.persistent_volume_claims.back());
+      case Kind::kPersistentVolume:
+        return read_pv_field(d, key, value, snapshot_.persistent_volumes.back());
+      case Kind::kCsiNode:
+        return read_csi_node_field(d, key, value, snapshot_.csi_nodes.back());
     }
     return true;
   }
@@ -200,6 +225,15 @@ class Target {
         break;
       case Kind::kPodGroup:
         snapshot_.pod_groups.pop_back();
+        break;
+      case Kind::kPersistentVolumeClaim:
+        snapshot_.persistent_volume_claims.pop_back();
+        break;
+      case Kind::kPersistentVolume:
+        snapshot_.persistent_volumes.pop_back();
+        break;
+      case Kind::kCsiNode:
+        snapshot_.csi_nodes.pop_back();
         break;
     }
   }

@@ -81,6 +81,8 @@ bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reason
                                   index_.gpus().node(node_id).stack, out)))
     return false;
   if (!keep_going(check_host_ports(pod, index_.host_ports(node_id), out))) return false;
+  if (!keep_going(index_.existing_anti_affinity().check(pod_id, node_id, out))) return false;
+  if (!keep_going(index_.volumes().check(pod_id, node_id, ledger, out))) return false;
   if (!keep_going(check_network_topology(snapshot, index_.hyper_nodes(), index_.gangs(), pod_id,
                                          node_id, ledger, out)))
     return false;

@@ -4,6 +4,8 @@
 #include <charconv>
 #include <string>
 
+#include "placement/node_selector_parsing.h"
+
 namespace loadshift::placement {
 namespace {
 
@@ -55,22 +57,13 @@ bool parse_int64(std::string_view text, int64_t& value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
-// The Gt / Lt value of a requirement. labels.NewRequirement rejects it unless it parses as an
-// int64 and is a valid label value (so no sign, at most 63 characters); a rejected requirement
-// makes its whole term match no node, which for one ANDed requirement is the same as not
-// matching.
-bool parse_bound(std::string_view text, int64_t& value) {
-  if (text.empty() || text.size() > 63 || text[0] < '0' || text[0] > '9') return false;
-  return parse_int64(text, value);
-}
-
 bool value_listed(const NodeSelectorRequirement& requirement, std::string_view value) {
   return std::find(requirement.values.begin(), requirement.values.end(), value) !=
          requirement.values.end();
 }
 
 bool field_matches(const NodeSelectorRequirement& requirement, const Node& node) {
-  if (requirement.key != "metadata.name") return false;
+  if (requirement.key != "metadata.name" || !field_requirement_parses(requirement)) return false;
   bool listed = value_listed(requirement, node.meta.name);
   if (requirement.op == SelectorOperator::kIn) return listed;
   if (requirement.op == SelectorOperator::kNotIn) return !listed;
@@ -196,6 +189,9 @@ bool requirement_matches(const NodeSelectorRequirement& requirement, const Strin
 
 bool requirement_matches_value(const NodeSelectorRequirement& requirement,
                                const std::string* label) {
+  // A requirement the scheduler cannot parse makes its whole term match no node; the term's
+  // requirements are ANDed, so failing this one is the same.
+  if (!requirement_parses(requirement)) return false;
   switch (requirement.op) {
     case SelectorOperator::kIn:
       return label != nullptr && value_listed(requirement, *label);
@@ -207,9 +203,9 @@ bool requirement_matches_value(const NodeSelectorRequirement& requirement,
       return label == nullptr;
     case SelectorOperator::kGt:
     case SelectorOperator::kLt: {
-      if (label == nullptr || requirement.values.size() != 1) return false;
+      if (label == nullptr) return false;
       int64_t have = 0, bound = 0;
-      if (!parse_int64(*label, have) || !parse_bound(requirement.values[0], bound)) return false;
+      if (!parse_int64(*label, have) || !parse_int64(requirement.values[0], bound)) return false;
       return requirement.op == SelectorOperator::kGt ? have > bound : have < bound;
     }
   }
@@ -236,6 +232,11 @@ bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out) {
   if (out == nullptr) return false;
   std::string reason = "required node affinity not matched";
   if (terms.size() == 1 && terms[0].match_expressions.size() + terms[0].match_fields.size() > 0) {
+    std::string parse_error = term_parse_error(terms[0]);
+    if (!parse_error.empty()) {
+      reason += ": the term matches no node, as in the scheduler, because " + parse_error;
+      return reject(out, Rule::kNodeAffinity, std::move(reason));
+    }
     // Name the first failing requirement of a single term: the usual case, and the readable one.
     for (const auto& r : terms[0].match_expressions) {
       if (requirement_matches(r, node.meta.labels)) continue;
@@ -245,7 +246,14 @@ bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out) {
       break;
     }
   } else {
-    reason += " (none of " + std::to_string(terms.size()) + " terms)";
+    reason += " (none of " + std::to_string(terms.size()) + " terms";
+    for (size_t i = 0; i < terms.size(); ++i) {
+      std::string parse_error = term_parse_error(terms[i]);
+      if (parse_error.empty()) continue;
+      reason += "; term " + std::to_string(i) + " matches no node because " + parse_error;
+      break;
+    }
+    reason += ")";
   }
   return reject(out, Rule::kNodeAffinity, std::move(reason));
 }

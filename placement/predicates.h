@@ -50,16 +50,19 @@ int32_t untolerated_prefer_no_schedule(const Pod& pod, const Node& node);
 bool check_node_selector(const Pod& pod, const Node& node, Reasons* out);
 
 // One requirement against a node's labels (In, NotIn, Exists, DoesNotExist, Gt, Lt; Gt/Lt
-// compare integers and fail when either side is not one).
+// compare integers and fail when either side is not one). A requirement the scheduler cannot
+// parse (placement/node_selector_parsing.h: e.g. an In value that is not a valid label value)
+// matches no node, so its whole term matches none, as in the scheduler.
 bool requirement_matches(const NodeSelectorRequirement& requirement, const StringMap& labels);
 // The same for one label: `value` is the node's value of requirement.key, or nullptr if absent.
 bool requirement_matches_value(const NodeSelectorRequirement& requirement,
                                const std::string* value);
-// A term: all expressions and fields ANDed; matchFields knows metadata.name (In / NotIn). An
-// empty term matches nothing.
+// A term: all expressions and fields ANDed; matchFields knows metadata.name (In / NotIn with one
+// value). An empty term matches nothing.
 bool term_matches(const NodeSelectorTerm& term, const Node& node);
 
-// Required node affinity: at least one term (ORed) matches.
+// Required node affinity: at least one term (ORed) matches. The reason names a term that can
+// never match because it does not parse.
 bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out);
 
 // Sum of the weights of the preferred node-affinity terms the node matches.

@@ -15,6 +15,10 @@ std::string_view to_string(Rule rule) {
     case Rule::kGpu: return "Gpu";
     case Rule::kInterPodAffinity: return "InterPodAffinity";
     case Rule::kHostPorts: return "HostPorts";
+    case Rule::kExistingPodsAntiAffinity: return "ExistingPodsAntiAffinity";
+    case Rule::kVolumeBinding: return "VolumeBinding";
+    case Rule::kVolumeZone: return "VolumeZone";
+    case Rule::kVolumeLimits: return "VolumeLimits";
     case Rule::kPodMovable: return "PodMovable";
     case Rule::kSameNode: return "SameNode";
   }

@@ -26,6 +26,10 @@ enum class Rule : uint8_t {
   kGpu,               // GPU stack, product, capacity, grouping, health
   kInterPodAffinity,  // required inter-pod (anti-)affinity (not evaluated: refused)
   kHostPorts,         // hostPort already used on the node
+  kExistingPodsAntiAffinity,  // a pod in the node's domain has required anti-affinity against it
+  kVolumeBinding,     // a bound PersistentVolume's node affinity excludes the node
+  kVolumeZone,        // a bound PersistentVolume's zone / region labels exclude the node
+  kVolumeLimits,      // the node's CSI attachable-volume limit would be exceeded
   kPodMovable,        // the pod itself may not be moved (pinned, DRA, ...)
   kSameNode,          // target is the node the pod already runs on
 };

@@ -1,0 +1,271 @@
+#include "placement/volume_index.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "placement/node_selector_parsing.h"
+#include "placement/predicates.h"
+
+namespace loadshift::placement {
+namespace {
+
+std::string namespaced(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+
+constexpr std::string_view kBindCompleted = "pv.kubernetes.io/bind-completed";
+
+// The labels VolumeZone reads, on volumes and on nodes.
+const std::string kTopologyLabels[] = {
+    "failure-domain.beta.kubernetes.io/zone", "failure-domain.beta.kubernetes.io/region",
+    "topology.kubernetes.io/zone", "topology.kubernetes.io/region"};
+
+// "a__b" -> {"a", "b"}, as LabelZonesToSet splits a multi-zone value.
+std::vector<std::string> split_zones(const std::string& value) {
+  std::vector<std::string> zones;
+  size_t start = 0;
+  while (true) {
+    size_t end = value.find("__", start);
+    zones.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) return zones;
+    start = end + 2;
+  }
+}
+
+// A PersistentVolume node-affinity term, evaluated as the scheduler's CheckNodeAffinity does: on
+// a node that has the real node's labels and no name.
+bool volume_term_matches(const NodeSelectorTerm& term, const StringMap& labels) {
+  if (term.match_expressions.empty() && term.match_fields.empty()) return false;
+  for (const NodeSelectorRequirement& r : term.match_expressions) {
+    if (!requirement_matches(r, labels)) return false;
+  }
+  for (const NodeSelectorRequirement& r : term.match_fields) {
+    // The scheduler's node here has no name: metadata.name is "".
+    if (r.key != "metadata.name" || !field_requirement_parses(r)) return false;
+    bool listed = r.values[0].empty();
+    if ((r.op == SelectorOperator::kIn) != listed) return false;
+  }
+  return true;
+}
+
+std::string describe_terms(const std::vector<NodeSelectorTerm>& terms) {
+  if (terms.empty()) return "no terms (matches no node)";
+  std::string text;
+  for (size_t t = 0; t < terms.size(); ++t) {
+    if (t > 0) text += " or ";
+    std::string term_text;
+    auto add = [&](const NodeSelectorRequirement& r, const char* prefix) {
+      term_text += (term_text.empty() ? "" : ", ") + std::string(prefix) + r.key + " " +
+                   std::string(to_string(r.op));
+      if (r.values.empty()) return;
+      term_text += " [";
+      for (size_t i = 0; i < r.values.size(); ++i) term_text += (i ? ", " : "") + r.values[i];
+      term_text += "]";
+    };
+    for (const auto& r : terms[t].match_expressions) add(r, "");
+    for (const auto& r : terms[t].match_fields) add(r, "field ");
+    text += "{" + term_text + "}";
+  }
+  return text;
+}
+
+}  // namespace
+
+VolumeIndex::VolumeIndex(const Snapshot& snapshot,
+                         const std::vector<std::vector<PodId>>& pods_on_node)
+    : snapshot_(&snapshot) {
+  std::unordered_map<std::string, const PersistentVolumeClaim*> claims;
+  for (const PersistentVolumeClaim& claim : snapshot.persistent_volume_claims) {
+    claims.emplace(namespaced(claim.meta.namespace_, claim.meta.name), &claim);
+  }
+  std::unordered_map<std::string_view, const PersistentVolume*> volumes;
+  for (const PersistentVolume& volume : snapshot.persistent_volumes) {
+    volumes.emplace(volume.meta.name, &volume);
+  }
+
+  entry_of_pod_.assign(snapshot.pods.size(), kNoVolumes);
+  for (PodId id = 0; id < snapshot.pods.size(); ++id) {
+    const Pod& pod = snapshot.pods[id];
+    PodVolumes entry;
+    bool has_claims = false;
+    for (const Volume& volume : pod.volumes) {
+      if (volume.kind != kVolumePersistentClaim) continue;
+      has_claims = true;
+      std::string key = namespaced(pod.meta.namespace_, volume.claim_name);
+      auto claim = claims.find(key);
+      std::string_view why;
+      if (claim == claims.end()) {
+        why = " is not in the snapshot (snapshots need pv,pvc): where its volume can be used is "
+              "not known";
+      } else if (claim->second->meta.deleting) {
+        why = " is being deleted";
+      } else if (claim->second->volume_name.empty()) {
+        why = " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
+              "where it could be provisioned is not known";
+      } else if (claim->second->phase != "Bound" &&
+                 !claim->second->meta.annotations.contains(kBindCompleted)) {
+        why = " names its volume but its binding is not complete (no "
+              "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
+              "scheduler refuses it until it is";
+      }
+      if (!why.empty()) {
+        if (!entry.unmovable) {
+          entry.unmovable = "persistentvolumeclaim " + key + std::string(why) + "; not moved";
+        }
+        continue;
+      }
+      auto bound = volumes.find(claim->second->volume_name);
+      if (bound == volumes.end()) {
+        if (!entry.unmovable) {
+          entry.unmovable = "persistentvolumeclaim " + key + " is bound to persistentvolume " +
+                            claim->second->volume_name + ", which is not in the snapshot; not moved";
+        }
+        continue;
+      }
+      const PersistentVolume& pv = *bound->second;
+      if (pv.node_affinity) entry.pinned.push_back(PinnedVolume{&pv, key});
+      for (const std::string& label : kTopologyLabels) {
+        if (const std::string* value = pv.meta.labels.find(label)) {
+          entry.zones.push_back(ZoneConstraint{&pv, &label, split_zones(*value)});
+        }
+      }
+      if (!pv.csi_driver.empty() && !pv.csi_volume_handle.empty()) {
+        std::string unique = pv.csi_driver + "/" + pv.csi_volume_handle;
+        if (std::find(entry.csi_volumes.begin(), entry.csi_volumes.end(), unique) ==
+            entry.csi_volumes.end()) {
+          entry.csi_drivers.push_back(pv.csi_driver);
+          entry.csi_volumes.push_back(std::move(unique));
+        }
+      }
+    }
+    if (!has_claims) continue;
+    entry_of_pod_[id] = static_cast<uint32_t>(entries_.size());
+    entries_.push_back(std::move(entry));
+  }
+
+  std::unordered_map<std::string_view, const CsiNode*> csi_nodes;
+  for (const CsiNode& csi_node : snapshot.csi_nodes) csi_nodes.emplace(csi_node.meta.name, &csi_node);
+  csi_node_of_node_.assign(snapshot.nodes.size(), nullptr);
+  attached_.resize(snapshot.nodes.size());
+  for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    auto csi_node = csi_nodes.find(snapshot.nodes[node].meta.name);
+    if (csi_node != csi_nodes.end()) csi_node_of_node_[node] = csi_node->second;
+    if (node >= pods_on_node.size()) continue;
+    std::vector<std::string>& attached = attached_[node];
+    for (PodId pod : pods_on_node[node]) {
+      if (const PodVolumes* volumes = volumes_of(pod)) {
+        attached.insert(attached.end(), volumes->csi_volumes.begin(), volumes->csi_volumes.end());
+      }
+    }
+    std::sort(attached.begin(), attached.end());
+    attached.erase(std::unique(attached.begin(), attached.end()), attached.end());
+  }
+}
+
+const std::optional<std::string>& VolumeIndex::unmovable_reason(PodId pod) const {
+  static const std::optional<std::string> kNone;
+  const PodVolumes* volumes = volumes_of(pod);
+  return volumes == nullptr ? kNone : volumes->unmovable;
+}
+
+bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons* out) const {
+  const PodVolumes* volumes = volumes_of(pod);
+  if (volumes == nullptr) return true;
+  const Node& node = snapshot_->nodes[node_id];
+  bool ok = true;
+  for (const PinnedVolume& pinned : volumes->pinned) {
+    const auto& terms = *pinned.volume->node_affinity;
+    bool matched = std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& term) {
+      return volume_term_matches(term, node.meta.labels);
+    });
+    if (matched) continue;
+    ok = false;
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kVolumeBinding,
+                             "volume node affinity conflict: persistentvolume " +
+                                 pinned.volume->meta.name + " (claim " + pinned.claim +
+                                 ") allows only nodes matching " +
+                                 describe_terms(terms)});
+  }
+  if (!volumes->zones.empty() && !check_zones(*volumes, node, out)) {
+    ok = false;
+    if (out == nullptr) return false;
+  }
+  if (volumes->csi_volumes.empty()) return ok;
+  return check_csi_limits(*volumes, node_id, ledger, out) && ok;
+}
+
+bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const {
+  const StringMap& labels = node.meta.labels;
+  bool node_has_zone = std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
+                                   [&](const std::string& label) { return labels.contains(label); });
+  if (!node_has_zone) return true;  // a node without zone labels takes any volume
+  bool ok = true;
+  for (const ZoneConstraint& zone : volumes.zones) {
+    const std::string* have = labels.find(*zone.key);
+    if (have != nullptr &&
+        std::find(zone.values.begin(), zone.values.end(), *have) != zone.values.end()) {
+      continue;
+    }
+    ok = false;
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kVolumeZone,
+                             "volume zone conflict: persistentvolume " + zone.volume->meta.name +
+                                 " has " + *zone.key + "=" +
+                                 *zone.volume->meta.labels.find(*zone.key) + ", node has " +
+                                 (have ? *zone.key + "=" + *have : "no " + *zone.key + " label")});
+  }
+  return ok;
+}
+
+std::optional<int64_t> VolumeIndex::csi_limit(const std::string& driver, NodeId node) const {
+  if (const CsiNode* csi_node = csi_node_of_node_[node]) {
+    for (const CsiNodeDriver& d : csi_node->drivers) {
+      if (d.name == driver && d.allocatable_count) return *d.allocatable_count;
+    }
+  }
+  const std::string key = "attachable-volumes-csi-" + driver;
+  for (const auto& [name, amount] : snapshot_->nodes[node].allocatable.scalars()) {
+    if (name == key) return amount;
+  }
+  return std::nullopt;
+}
+
+bool VolumeIndex::check_csi_limits(const PodVolumes& volumes, NodeId node, const Ledger& ledger,
+                                   Reasons* out) const {
+  // The node's volumes: attached by live pods, plus those of pods planned onto it.
+  std::vector<std::string> on_node = attached_[node];
+  for (PodId incoming : ledger.incoming(node)) {
+    if (const PodVolumes* planned = volumes_of(incoming)) {
+      for (const std::string& v : planned->csi_volumes) {
+        if (std::find(on_node.begin(), on_node.end(), v) == on_node.end()) on_node.push_back(v);
+      }
+    }
+  }
+  bool ok = true;
+  std::vector<std::string> drivers_checked;
+  for (const std::string& driver : volumes.csi_drivers) {
+    if (std::find(drivers_checked.begin(), drivers_checked.end(), driver) !=
+        drivers_checked.end()) {
+      continue;
+    }
+    drivers_checked.push_back(driver);
+    std::optional<int64_t> limit = csi_limit(driver, node);
+    if (!limit) continue;
+    const std::string prefix = driver + "/";
+    auto of_driver = [&](const std::string& v) { return v.compare(0, prefix.size(), prefix) == 0; };
+    int64_t attached = std::count_if(on_node.begin(), on_node.end(), of_driver);
+    int64_t added = 0;
+    for (const std::string& v : volumes.csi_volumes) {
+      if (of_driver(v) && std::find(on_node.begin(), on_node.end(), v) == on_node.end()) ++added;
+    }
+    if (added == 0 || attached + added <= *limit) continue;
+    ok = false;
+    if (out == nullptr) return false;
+    out->push_back(Rejection{Rule::kVolumeLimits,
+                             "CSI volume limit of " + driver + " exceeded: node has " +
+                                 std::to_string(attached) + " of " + std::to_string(*limit) +
+                                 " attached, the pod adds " + std::to_string(added)});
+  }
+  return ok;
+}
+
+}  // namespace loadshift::placement

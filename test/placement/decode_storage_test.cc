@@ -1,0 +1,127 @@
+// Decoding what issue 10 added: PersistentVolumeClaims, PersistentVolumes, CSINodes, required
+// anti-affinity terms, and the API server's requests-from-limits defaulting.
+#include <catch2/catch.hpp>
+
+#include "decode_helpers.h"
+#include "placement/model.h"
+
+using namespace loadshift::placement;
+using loadshift::testing::decode_clean;
+
+TEST_CASE("decodes PersistentVolumeClaims, PersistentVolumes and CSINodes", "[decode][volumes]") {
+  // Shapes as `kubectl get pv,pvc,csinodes -o json` writes them (v1 List, API server fields).
+  Snapshot snapshot = decode_clean(R"({"apiVersion": "v1", "kind": "List", "items": [
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+     "metadata": {"name": "data-db-0", "namespace": "prod",
+                  "annotations": {"pv.kubernetes.io/bind-completed": "yes"}},
+     "spec": {"accessModes": ["ReadWriteOnce"], "resources": {"requests": {"storage": "10Gi"}},
+              "storageClassName": "local", "volumeMode": "Filesystem", "volumeName": "pv-local-1"},
+     "status": {"phase": "Bound", "capacity": {"storage": "10Gi"}}},
+    {"apiVersion": "v1", "kind": "PersistentVolume",
+     "metadata": {"name": "pv-local-1"},
+     "spec": {"capacity": {"storage": "10Gi"}, "local": {"path": "/mnt/disks/1"},
+              "claimRef": {"kind": "PersistentVolumeClaim", "name": "data-db-0", "namespace": "prod"},
+              "nodeAffinity": {"required": {"nodeSelectorTerms": [{"matchExpressions": [
+                  {"key": "kubernetes.io/hostname", "operator": "In", "values": ["te1"]}]}]}},
+              "persistentVolumeReclaimPolicy": "Delete", "storageClassName": "local"},
+     "status": {"phase": "Bound"}},
+    {"apiVersion": "v1", "kind": "PersistentVolume",
+     "metadata": {"name": "pvc-0b1c"},
+     "spec": {"csi": {"driver": "ebs.csi.aws.com", "fsType": "ext4", "volumeHandle": "vol-0abc"},
+              "nodeAffinity": {"required": null}}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+     "metadata": {"name": "te1"},
+     "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": "i-0123",
+                           "topologyKeys": ["topology.ebs.csi.aws.com/zone"],
+                           "allocatable": {"count": 25}},
+                          {"name": "efs.csi.aws.com", "nodeID": "i-0123", "topologyKeys": null}]}}
+  ]})");
+  REQUIRE(snapshot.persistent_volume_claims.size() == 1);
+  const PersistentVolumeClaim& pvc = snapshot.persistent_volume_claims[0];
+  CHECK(pvc.meta.namespace_ == "prod");
+  CHECK(pvc.volume_name == "pv-local-1");
+  CHECK(pvc.phase == "Bound");
+  REQUIRE(snapshot.persistent_volumes.size() == 2);
+  const PersistentVolume& local = snapshot.persistent_volumes[0];
+  REQUIRE(local.node_affinity.has_value());
+  REQUIRE(local.node_affinity->size() == 1);
+  CHECK((*local.node_affinity)[0].match_expressions[0].values ==
+        std::vector<std::string>{"te1"});
+  CHECK(local.csi_driver.empty());
+  const PersistentVolume& csi = snapshot.persistent_volumes[1];
+  CHECK_FALSE(csi.node_affinity.has_value());
+  CHECK(csi.csi_driver == "ebs.csi.aws.com");
+  CHECK(csi.csi_volume_handle == "vol-0abc");
+  REQUIRE(snapshot.csi_nodes.size() == 1);
+  REQUIRE(snapshot.csi_nodes[0].drivers.size() == 2);
+  CHECK(snapshot.csi_nodes[0].drivers[0].allocatable_count == 25);
+  CHECK_FALSE(snapshot.csi_nodes[0].drivers[1].allocatable_count.has_value());
+}
+
+TEST_CASE("storage objects with wrong field types are errors naming the place",
+          "[decode][volumes]") {
+  Snapshot snapshot;
+  DecodeSummary summary = decode_json(R"({"apiVersion": "storage.k8s.io/v1", "kind": "CSINode",
+    "metadata": {"name": "te1"},
+    "spec": {"drivers": [{"name": "ebs.csi.aws.com", "allocatable": {"count": "many"}}]}})",
+                                      &snapshot);
+  REQUIRE(summary.errors.size() == 1);
+  CHECK_THAT(summary.errors[0].to_string(),
+             Catch::StartsWith("CSINode te1: spec.drivers[0].allocatable.count: expected"));
+  CHECK(snapshot.csi_nodes.empty());
+}
+
+TEST_CASE("decodes required anti-affinity terms whole", "[decode][anti-affinity]") {
+  Snapshot snapshot = decode_clean(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "guard", "namespace": "web"},
+    "spec": {"containers": [{"name": "c"}], "affinity": {"podAntiAffinity": {
+      "requiredDuringSchedulingIgnoredDuringExecution": [
+        {"labelSelector": {"matchLabels": {"app": "web"}}, "topologyKey": "zone"},
+        {"labelSelector": null, "namespaces": ["a", "b"], "namespaceSelector": {},
+         "topologyKey": "kubernetes.io/hostname"}],
+      "preferredDuringSchedulingIgnoredDuringExecution": [
+        {"weight": 1, "podAffinityTerm": {"topologyKey": "zone"}}]}}}})");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  CHECK(pod.pod_affinity.required_anti_affinity_terms == 2);
+  CHECK(pod.pod_affinity.preferred_terms == 1);
+  REQUIRE(pod.required_anti_affinity.size() == 2);
+  const PodAffinityTerm& first = pod.required_anti_affinity[0];
+  REQUIRE(first.label_selector.has_value());
+  CHECK(*first.label_selector->match_labels.find("app") == "web");
+  CHECK(first.topology_key == "zone");
+  CHECK_FALSE(first.namespace_selector.has_value());
+  const PodAffinityTerm& second = pod.required_anti_affinity[1];
+  CHECK_FALSE(second.label_selector.has_value());
+  CHECK(second.namespaces == std::vector<std::string>{"a", "b"});
+  CHECK(second.namespace_selector.has_value());
+  CHECK(second.topology_key == "kubernetes.io/hostname");
+}
+
+TEST_CASE("a container's limits become its missing requests, as the API server defaults them",
+          "[decode][defaulting]") {
+  Snapshot snapshot = decode_clean(R"({"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "hand-written"},
+    "spec": {
+      "initContainers": [{"name": "init", "resources": {"limits": {"cpu": "2"}}}],
+      "containers": [
+        {"name": "limits-only", "resources": {"limits": {"cpu": "500m", "memory": "1Gi",
+                                                         "nvidia.com/gpu": "1"}}},
+        {"name": "mixed", "resources": {"requests": {"cpu": "100m", "memory": "0"},
+                                        "limits": {"cpu": "1", "memory": "2Gi"}}},
+        {"name": "none"}]}})");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  const Container& limits_only = pod.containers[0];
+  CHECK(limits_only.requests.cpu_milli == 500);
+  CHECK(limits_only.requests.memory == int64_t{1} << 30);
+  CHECK(limits_only.requests.get("nvidia.com/gpu") == 1);
+  const Container& mixed = pod.containers[1];
+  CHECK(mixed.requests.cpu_milli == 100);  // a request present stays
+  CHECK(mixed.requests.memory == 0);       // even an explicit 0
+  CHECK(pod.containers[2].requests.zero());
+  CHECK(pod.init_containers[0].requests.cpu_milli == 2000);
+  ResourceList effective = effective_requests(pod);
+  CHECK(effective.cpu_milli == 2000);  // the init container's defaulted request dominates
+  CHECK(effective.get("nvidia.com/gpu") == 1);
+}
