@@ -9,7 +9,9 @@
 namespace loadshift::placement {
 namespace {
 
-std::string namespaced(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+std::string namespaced(const std::string& ns, const std::string& name) {
+  return ns + "/" + name;
+}
 
 constexpr std::string_view kBindCompleted = "pv.kubernetes.io/bind-completed";
 
@@ -24,7 +26,8 @@ std::vector<std::string> split_zones(const std::string& value) {
   size_t start = 0;
   while (true) {
     size_t end = value.find("__", start);
-    zones.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    zones.push_back(
+        value.substr(start, end == std::string::npos ? std::string::npos : end - start));
     if (end == std::string::npos) return zones;
     start = end + 2;
   }
@@ -93,18 +96,21 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       auto claim = claims.find(key);
       std::string_view why;
       if (claim == claims.end()) {
-        why = " is not in the snapshot (snapshots need pv,pvc): where its volume can be used is "
-              "not known";
+        why =
+            " is not in the snapshot (snapshots need pv,pvc): where its volume can be used is "
+            "not known";
       } else if (claim->second->meta.deleting) {
         why = " is being deleted";
       } else if (claim->second->volume_name.empty()) {
-        why = " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
-              "where it could be provisioned is not known";
+        why =
+            " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
+            "where it could be provisioned is not known";
       } else if (claim->second->phase != "Bound" &&
                  !claim->second->meta.annotations.contains(kBindCompleted)) {
-        why = " names its volume but its binding is not complete (no "
-              "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
-              "scheduler refuses it until it is";
+        why =
+            " names its volume but its binding is not complete (no "
+            "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
+            "scheduler refuses it until it is";
       }
       if (!why.empty()) {
         if (!entry.unmovable) {
@@ -116,7 +122,8 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       if (bound == volumes.end()) {
         if (!entry.unmovable) {
           entry.unmovable = "persistentvolumeclaim " + key + " is bound to persistentvolume " +
-                            claim->second->volume_name + ", which is not in the snapshot; not moved";
+                            claim->second->volume_name +
+                            ", which is not in the snapshot; not moved";
         }
         continue;
       }
@@ -142,7 +149,8 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
   }
 
   std::unordered_map<std::string_view, const CsiNode*> csi_nodes;
-  for (const CsiNode& csi_node : snapshot.csi_nodes) csi_nodes.emplace(csi_node.meta.name, &csi_node);
+  for (const CsiNode& csi_node : snapshot.csi_nodes)
+    csi_nodes.emplace(csi_node.meta.name, &csi_node);
   csi_node_of_node_.assign(snapshot.nodes.size(), nullptr);
   attached_.resize(snapshot.nodes.size());
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
@@ -182,8 +190,7 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
     out->push_back(Rejection{Rule::kVolumeBinding,
                              "volume node affinity conflict: persistentvolume " +
                                  pinned.volume->meta.name + " (claim " + pinned.claim +
-                                 ") allows only nodes matching " +
-                                 describe_terms(terms)});
+                                 ") allows only nodes matching " + describe_terms(terms)});
   }
   if (!volumes->zones.empty() && !check_zones(*volumes, node, out)) {
     ok = false;
@@ -195,8 +202,9 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
 
 bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const {
   const StringMap& labels = node.meta.labels;
-  bool node_has_zone = std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
-                                   [&](const std::string& label) { return labels.contains(label); });
+  bool node_has_zone =
+      std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
+                  [&](const std::string& label) { return labels.contains(label); });
   if (!node_has_zone) return true;  // a node without zone labels takes any volume
   bool ok = true;
   for (const ZoneConstraint& zone : volumes.zones) {

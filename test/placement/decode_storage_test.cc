@@ -51,8 +51,7 @@ TEST_CASE("decodes PersistentVolumeClaims, PersistentVolumes and CSINodes", "[de
   const PersistentVolume& local = snapshot.persistent_volumes[0];
   REQUIRE(local.node_affinity.has_value());
   REQUIRE(local.node_affinity->size() == 1);
-  CHECK((*local.node_affinity)[0].match_expressions[0].values ==
-        std::vector<std::string>{"te1"});
+  CHECK((*local.node_affinity)[0].match_expressions[0].values == std::vector<std::string>{"te1"});
   CHECK(local.csi_driver.empty());
   const PersistentVolume& csi = snapshot.persistent_volumes[1];
   CHECK_FALSE(csi.node_affinity.has_value());
@@ -167,8 +166,8 @@ TEST_CASE("the storage kinds decode alike from YAML, whole JSON and JSON in piec
     REQUIRE(decode_in_chunks(json, chunk, &pieces).ok());
     CHECK(SnapshotText::of(pieces) == SnapshotText::of(whole));
   }
-  CHECK_THAT(SnapshotText::of(whole),
-             Catch::Contains("PersistentVolume /v") &&
-                 Catch::Contains("fields=metadata.name In [n1,];") &&
-                 Catch::Contains("CSINode /n1") && Catch::Contains(" d=3"));
+  CHECK_THAT(SnapshotText::of(whole), Catch::Contains("PersistentVolume /v") &&
+                                          Catch::Contains("fields=metadata.name In [n1,];") &&
+                                          Catch::Contains("CSINode /n1") &&
+                                          Catch::Contains(" d=3"));
 }
