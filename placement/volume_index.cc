@@ -70,6 +70,18 @@ std::string describe_terms(const std::vector<NodeSelectorTerm>& terms) {
   return text;
 }
 
+// `name` == prefix + driver, compared without building the string.
+bool names_driver_key(std::string_view name, std::string_view prefix, std::string_view driver) {
+  return name.size() == prefix.size() + driver.size() && name.substr(0, prefix.size()) == prefix &&
+         name.substr(prefix.size()) == driver;
+}
+
+// `volume` ("driver/handle") belongs to `driver`.
+bool of_driver(std::string_view volume, std::string_view driver) {
+  return volume.size() > driver.size() && volume.substr(0, driver.size()) == driver &&
+         volume[driver.size()] == '/';
+}
+
 }  // namespace
 
 VolumeIndex::VolumeIndex(const Snapshot& snapshot,
@@ -230,47 +242,60 @@ std::optional<int64_t> VolumeIndex::csi_limit(const std::string& driver, NodeId 
       if (d.name == driver && d.allocatable_count) return *d.allocatable_count;
     }
   }
-  const std::string key = "attachable-volumes-csi-" + driver;
   for (const auto& [name, amount] : snapshot_->nodes[node].allocatable.scalars()) {
-    if (name == key) return amount;
+    if (names_driver_key(name, "attachable-volumes-csi-", driver)) return amount;
   }
   return std::nullopt;
 }
 
+// Allocates nothing: the node's volumes are the sorted attached_[node] plus those of the pods
+// planned onto it, each counted once.
 bool VolumeIndex::check_csi_limits(const PodVolumes& volumes, NodeId node, const Ledger& ledger,
                                    Reasons* out) const {
-  // The node's volumes: attached by live pods, plus those of pods planned onto it.
-  std::vector<std::string> on_node = attached_[node];
-  for (PodId incoming : ledger.incoming(node)) {
-    if (const PodVolumes* planned = volumes_of(incoming)) {
-      for (const std::string& v : planned->csi_volumes) {
-        if (std::find(on_node.begin(), on_node.end(), v) == on_node.end()) on_node.push_back(v);
+  const std::vector<std::string>& attached = attached_[node];
+  const std::vector<PodId>& incoming = ledger.incoming(node);
+  auto attached_here = [&](const std::string& v) {
+    return std::binary_search(attached.begin(), attached.end(), v);
+  };
+  // True when `v` comes with a pod planned onto the node before incoming[limit].
+  auto brought_by_plan = [&](const std::string& v, size_t limit) {
+    for (size_t i = 0; i < limit; ++i) {
+      const PodVolumes* planned = volumes_of(incoming[i]);
+      if (planned != nullptr && std::find(planned->csi_volumes.begin(), planned->csi_volumes.end(),
+                                          v) != planned->csi_volumes.end()) {
+        return true;
       }
     }
-  }
+    return false;
+  };
   bool ok = true;
-  std::vector<std::string> drivers_checked;
-  for (const std::string& driver : volumes.csi_drivers) {
-    if (std::find(drivers_checked.begin(), drivers_checked.end(), driver) !=
-        drivers_checked.end()) {
-      continue;
-    }
-    drivers_checked.push_back(driver);
+  for (size_t d = 0; d < volumes.csi_drivers.size(); ++d) {
+    const std::string& driver = volumes.csi_drivers[d];
+    auto seen = volumes.csi_drivers.begin() + static_cast<std::ptrdiff_t>(d);
+    if (std::find(volumes.csi_drivers.begin(), seen, driver) != seen) continue;
     std::optional<int64_t> limit = csi_limit(driver, node);
     if (!limit) continue;
-    const std::string prefix = driver + "/";
-    auto of_driver = [&](const std::string& v) { return v.compare(0, prefix.size(), prefix) == 0; };
-    int64_t attached = std::count_if(on_node.begin(), on_node.end(), of_driver);
+    int64_t on_node = std::count_if(attached.begin(), attached.end(),
+                                    [&](const std::string& v) { return of_driver(v, driver); });
+    for (size_t i = 0; i < incoming.size(); ++i) {
+      const PodVolumes* planned = volumes_of(incoming[i]);
+      if (planned == nullptr) continue;
+      for (const std::string& v : planned->csi_volumes) {
+        if (of_driver(v, driver) && !attached_here(v) && !brought_by_plan(v, i)) ++on_node;
+      }
+    }
     int64_t added = 0;
     for (const std::string& v : volumes.csi_volumes) {
-      if (of_driver(v) && std::find(on_node.begin(), on_node.end(), v) == on_node.end()) ++added;
+      if (of_driver(v, driver) && !attached_here(v) && !brought_by_plan(v, incoming.size())) {
+        ++added;
+      }
     }
-    if (added == 0 || attached + added <= *limit) continue;
+    if (added == 0 || on_node + added <= *limit) continue;
     ok = false;
     if (out == nullptr) return false;
     out->push_back(Rejection{Rule::kVolumeLimits,
                              "CSI volume limit of " + driver + " exceeded: node has " +
-                                 std::to_string(attached) + " of " + std::to_string(*limit) +
+                                 std::to_string(on_node) + " of " + std::to_string(*limit) +
                                  " attached, the pod adds " + std::to_string(added)});
   }
   return ok;
