@@ -17,7 +17,9 @@ bool parses_as_int64(std::string_view text) {
   return !text.empty() && error == std::errc() && end == text.data() + text.size();
 }
 
-std::string quoted(std::string_view text) { return "\"" + std::string(text) + "\""; }
+std::string quoted(std::string_view text) {
+  return "\"" + std::string(text) + "\"";
+}
 
 std::string describe(const NodeSelectorRequirement& r) {
   std::string text = r.key + " " + std::string(to_string(r.op)) + " [";
@@ -103,8 +105,8 @@ std::string term_parse_error(const NodeSelectorTerm& term) {
   for (size_t i = 0; i < term.match_expressions.size(); ++i) {
     std::string error = requirement_parse_error(term.match_expressions[i], false);
     if (!error.empty()) {
-      return "matchExpressions[" + std::to_string(i) + "] " +
-             describe(term.match_expressions[i]) + ": " + error;
+      return "matchExpressions[" + std::to_string(i) + "] " + describe(term.match_expressions[i]) +
+             ": " + error;
     }
   }
   for (size_t i = 0; i < term.match_fields.size(); ++i) {

@@ -9,7 +9,9 @@
 namespace loadshift::placement {
 namespace {
 
-std::string namespaced(const std::string& ns, const std::string& name) { return ns + "/" + name; }
+std::string namespaced(const std::string& ns, const std::string& name) {
+  return ns + "/" + name;
+}
 
 constexpr std::string_view kBindCompleted = "pv.kubernetes.io/bind-completed";
 
@@ -24,7 +26,8 @@ std::vector<std::string> split_zones(const std::string& value) {
   size_t start = 0;
   while (true) {
     size_t end = value.find("__", start);
-    zones.push_back(value.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    zones.push_back(
+        value.substr(start, end == std::string::npos ? std::string::npos : end - start));
     if (end == std::string::npos) return zones;
     start = end + 2;
   }
@@ -67,6 +70,18 @@ std::string describe_terms(const std::vector<NodeSelectorTerm>& terms) {
   return text;
 }
 
+// `name` == prefix + driver, compared without building the string.
+bool names_driver_key(std::string_view name, std::string_view prefix, std::string_view driver) {
+  return name.size() == prefix.size() + driver.size() && name.substr(0, prefix.size()) == prefix &&
+         name.substr(prefix.size()) == driver;
+}
+
+// `volume` ("driver/handle") belongs to `driver`.
+bool of_driver(std::string_view volume, std::string_view driver) {
+  return volume.size() > driver.size() && volume.substr(0, driver.size()) == driver &&
+         volume[driver.size()] == '/';
+}
+
 }  // namespace
 
 VolumeIndex::VolumeIndex(const Snapshot& snapshot,
@@ -93,18 +108,21 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       auto claim = claims.find(key);
       std::string_view why;
       if (claim == claims.end()) {
-        why = " is not in the snapshot (snapshots need pv,pvc): where its volume can be used is "
-              "not known";
+        why =
+            " is not in the snapshot (snapshots need pv,pvc): where its volume can be used is "
+            "not known";
       } else if (claim->second->meta.deleting) {
         why = " is being deleted";
       } else if (claim->second->volume_name.empty()) {
-        why = " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
-              "where it could be provisioned is not known";
+        why =
+            " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
+            "where it could be provisioned is not known";
       } else if (claim->second->phase != "Bound" &&
                  !claim->second->meta.annotations.contains(kBindCompleted)) {
-        why = " names its volume but its binding is not complete (no "
-              "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
-              "scheduler refuses it until it is";
+        why =
+            " names its volume but its binding is not complete (no "
+            "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
+            "scheduler refuses it until it is";
       }
       if (!why.empty()) {
         if (!entry.unmovable) {
@@ -116,7 +134,8 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
       if (bound == volumes.end()) {
         if (!entry.unmovable) {
           entry.unmovable = "persistentvolumeclaim " + key + " is bound to persistentvolume " +
-                            claim->second->volume_name + ", which is not in the snapshot; not moved";
+                            claim->second->volume_name +
+                            ", which is not in the snapshot; not moved";
         }
         continue;
       }
@@ -142,7 +161,8 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
   }
 
   std::unordered_map<std::string_view, const CsiNode*> csi_nodes;
-  for (const CsiNode& csi_node : snapshot.csi_nodes) csi_nodes.emplace(csi_node.meta.name, &csi_node);
+  for (const CsiNode& csi_node : snapshot.csi_nodes)
+    csi_nodes.emplace(csi_node.meta.name, &csi_node);
   csi_node_of_node_.assign(snapshot.nodes.size(), nullptr);
   attached_.resize(snapshot.nodes.size());
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
@@ -182,8 +202,7 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
     out->push_back(Rejection{Rule::kVolumeBinding,
                              "volume node affinity conflict: persistentvolume " +
                                  pinned.volume->meta.name + " (claim " + pinned.claim +
-                                 ") allows only nodes matching " +
-                                 describe_terms(terms)});
+                                 ") allows only nodes matching " + describe_terms(terms)});
   }
   if (!volumes->zones.empty() && !check_zones(*volumes, node, out)) {
     ok = false;
@@ -195,8 +214,9 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
 
 bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const {
   const StringMap& labels = node.meta.labels;
-  bool node_has_zone = std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
-                                   [&](const std::string& label) { return labels.contains(label); });
+  bool node_has_zone =
+      std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
+                  [&](const std::string& label) { return labels.contains(label); });
   if (!node_has_zone) return true;  // a node without zone labels takes any volume
   bool ok = true;
   for (const ZoneConstraint& zone : volumes.zones) {
@@ -222,47 +242,60 @@ std::optional<int64_t> VolumeIndex::csi_limit(const std::string& driver, NodeId 
       if (d.name == driver && d.allocatable_count) return *d.allocatable_count;
     }
   }
-  const std::string key = "attachable-volumes-csi-" + driver;
   for (const auto& [name, amount] : snapshot_->nodes[node].allocatable.scalars()) {
-    if (name == key) return amount;
+    if (names_driver_key(name, "attachable-volumes-csi-", driver)) return amount;
   }
   return std::nullopt;
 }
 
+// Allocates nothing: the node's volumes are the sorted attached_[node] plus those of the pods
+// planned onto it, each counted once.
 bool VolumeIndex::check_csi_limits(const PodVolumes& volumes, NodeId node, const Ledger& ledger,
                                    Reasons* out) const {
-  // The node's volumes: attached by live pods, plus those of pods planned onto it.
-  std::vector<std::string> on_node = attached_[node];
-  for (PodId incoming : ledger.incoming(node)) {
-    if (const PodVolumes* planned = volumes_of(incoming)) {
-      for (const std::string& v : planned->csi_volumes) {
-        if (std::find(on_node.begin(), on_node.end(), v) == on_node.end()) on_node.push_back(v);
+  const std::vector<std::string>& attached = attached_[node];
+  const std::vector<PodId>& incoming = ledger.incoming(node);
+  auto attached_here = [&](const std::string& v) {
+    return std::binary_search(attached.begin(), attached.end(), v);
+  };
+  // True when `v` comes with a pod planned onto the node before incoming[limit].
+  auto brought_by_plan = [&](const std::string& v, size_t limit) {
+    for (size_t i = 0; i < limit; ++i) {
+      const PodVolumes* planned = volumes_of(incoming[i]);
+      if (planned != nullptr && std::find(planned->csi_volumes.begin(), planned->csi_volumes.end(),
+                                          v) != planned->csi_volumes.end()) {
+        return true;
       }
     }
-  }
+    return false;
+  };
   bool ok = true;
-  std::vector<std::string> drivers_checked;
-  for (const std::string& driver : volumes.csi_drivers) {
-    if (std::find(drivers_checked.begin(), drivers_checked.end(), driver) !=
-        drivers_checked.end()) {
-      continue;
-    }
-    drivers_checked.push_back(driver);
+  for (size_t d = 0; d < volumes.csi_drivers.size(); ++d) {
+    const std::string& driver = volumes.csi_drivers[d];
+    auto seen = volumes.csi_drivers.begin() + static_cast<std::ptrdiff_t>(d);
+    if (std::find(volumes.csi_drivers.begin(), seen, driver) != seen) continue;
     std::optional<int64_t> limit = csi_limit(driver, node);
     if (!limit) continue;
-    const std::string prefix = driver + "/";
-    auto of_driver = [&](const std::string& v) { return v.compare(0, prefix.size(), prefix) == 0; };
-    int64_t attached = std::count_if(on_node.begin(), on_node.end(), of_driver);
+    int64_t on_node = std::count_if(attached.begin(), attached.end(),
+                                    [&](const std::string& v) { return of_driver(v, driver); });
+    for (size_t i = 0; i < incoming.size(); ++i) {
+      const PodVolumes* planned = volumes_of(incoming[i]);
+      if (planned == nullptr) continue;
+      for (const std::string& v : planned->csi_volumes) {
+        if (of_driver(v, driver) && !attached_here(v) && !brought_by_plan(v, i)) ++on_node;
+      }
+    }
     int64_t added = 0;
     for (const std::string& v : volumes.csi_volumes) {
-      if (of_driver(v) && std::find(on_node.begin(), on_node.end(), v) == on_node.end()) ++added;
+      if (of_driver(v, driver) && !attached_here(v) && !brought_by_plan(v, incoming.size())) {
+        ++added;
+      }
     }
-    if (added == 0 || attached + added <= *limit) continue;
+    if (added == 0 || on_node + added <= *limit) continue;
     ok = false;
     if (out == nullptr) return false;
     out->push_back(Rejection{Rule::kVolumeLimits,
                              "CSI volume limit of " + driver + " exceeded: node has " +
-                                 std::to_string(attached) + " of " + std::to_string(*limit) +
+                                 std::to_string(on_node) + " of " + std::to_string(*limit) +
                                  " attached, the pod adds " + std::to_string(added)});
   }
   return ok;

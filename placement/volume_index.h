@@ -57,10 +57,10 @@ class VolumeIndex {
   };
   struct PodVolumes {
     std::optional<std::string> unmovable;
-    std::vector<PinnedVolume> pinned;        // bound volumes with node affinity
-    std::vector<ZoneConstraint> zones;       // bound volumes' zone and region labels
-    std::vector<std::string> csi_drivers;    // per CSI volume: its driver
-    std::vector<std::string> csi_volumes;    // per CSI volume: "driver/handle", unique
+    std::vector<PinnedVolume> pinned;      // bound volumes with node affinity
+    std::vector<ZoneConstraint> zones;     // bound volumes' zone and region labels
+    std::vector<std::string> csi_drivers;  // per CSI volume: its driver
+    std::vector<std::string> csi_volumes;  // per CSI volume: "driver/handle", unique
   };
   static constexpr uint32_t kNoVolumes = UINT32_MAX;
 

@@ -100,7 +100,9 @@ TEST_CASE("report: without --snapshot it says the live-cluster client does not e
   CHECK(run.out.empty());
   CHECK_THAT(run.err, Catch::Contains("--snapshot: no snapshot file given"));
   CHECK_THAT(run.err, Catch::Contains("does not have yet"));
-  CHECK_THAT(run.err, Catch::Contains("kubectl get nodes,pods,pdb,priorityclasses,pv,pvc,csinodes,hypernodes"));
+  CHECK_THAT(run.err,
+             Catch::Contains("kubectl get nodes,pods,pdb,priorityclasses,pv,pvc,csinodes,"
+                             "hypernodes"));
 }
 
 TEST_CASE("report: a missing or invalid policy exits 2 naming the file", "[report]") {

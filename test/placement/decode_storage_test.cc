@@ -2,11 +2,17 @@
 // anti-affinity terms, and the API server's requests-from-limits defaulting.
 #include <catch2/catch.hpp>
 
+#include <fstream>
+#include <sstream>
+
 #include "decode_helpers.h"
 #include "placement/model.h"
+#include "snapshot_text.h"
 
 using namespace loadshift::placement;
 using loadshift::testing::decode_clean;
+using loadshift::testing::decode_in_chunks;
+using loadshift::testing::SnapshotText;
 
 TEST_CASE("decodes PersistentVolumeClaims, PersistentVolumes and CSINodes", "[decode][volumes]") {
   // Shapes as `kubectl get pv,pvc,csinodes -o json` writes them (v1 List, API server fields).
@@ -45,8 +51,7 @@ TEST_CASE("decodes PersistentVolumeClaims, PersistentVolumes and CSINodes", "[de
   const PersistentVolume& local = snapshot.persistent_volumes[0];
   REQUIRE(local.node_affinity.has_value());
   REQUIRE(local.node_affinity->size() == 1);
-  CHECK((*local.node_affinity)[0].match_expressions[0].values ==
-        std::vector<std::string>{"te1"});
+  CHECK((*local.node_affinity)[0].match_expressions[0].values == std::vector<std::string>{"te1"});
   CHECK(local.csi_driver.empty());
   const PersistentVolume& csi = snapshot.persistent_volumes[1];
   CHECK_FALSE(csi.node_affinity.has_value());
@@ -124,4 +129,45 @@ TEST_CASE("a container's limits become its missing requests, as the API server d
   ResourceList effective = effective_requests(pod);
   CHECK(effective.cpu_milli == 2000);  // the init container's defaulted request dominates
   CHECK(effective.get("nvidia.com/gpu") == 1);
+}
+
+TEST_CASE("the storage kinds decode alike from YAML, whole JSON and JSON in pieces",
+          "[decode][volumes]") {
+  std::ifstream file(LOADSHIFT_SOURCE_DIR "/test/data/placement-fidelity/volumes.yaml");
+  std::stringstream yaml;
+  yaml << file.rdbuf();
+  Snapshot from_yaml;
+  DecodeSummary summary = decode_yaml(yaml.str(), &from_yaml);
+  REQUIRE(summary.ok());
+  CHECK(from_yaml.persistent_volume_claims.size() == 6);
+  CHECK(from_yaml.persistent_volumes.size() == 4);
+  CHECK(from_yaml.csi_nodes.size() == 2);
+  CHECK_THAT(SnapshotText::of(from_yaml),
+             Catch::Contains("PersistentVolume /pv-local") &&
+                 Catch::Contains("exprs=kubernetes.io/hostname In [n1,];") &&
+                 Catch::Contains("PersistentVolumeClaim default/db-data") &&
+                 Catch::Contains("volume=pv-local phase=Bound"));
+
+  const std::string json = R"({"kind": "List", "apiVersion": "v1", "items": [
+    {"kind": "PersistentVolumeClaim", "apiVersion": "v1",
+     "metadata": {"name": "c", "namespace": "ns", "deletionTimestamp": "2026-11-22T04:00:00Z"},
+     "spec": {"volumeName": "v"}, "status": {"phase": "Bound"}},
+    {"kind": "PersistentVolume", "apiVersion": "v1", "metadata": {"name": "v",
+     "labels": {"topology.kubernetes.io/zone": "a__b"}},
+     "spec": {"nodeAffinity": {"required": {"nodeSelectorTerms": [
+       {"matchFields": [{"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}}}},
+    {"kind": "CSINode", "apiVersion": "storage.k8s.io/v1", "metadata": {"name": "n1"},
+     "spec": {"drivers": [{"name": "d", "allocatable": {"count": 3}}]}}]})";
+  Snapshot whole = decode_clean(json);
+  REQUIRE(whole.persistent_volume_claims.size() == 1);
+  CHECK(whole.persistent_volume_claims[0].meta.deleting);
+  for (size_t chunk : {1, 7, 64}) {
+    Snapshot pieces;
+    REQUIRE(decode_in_chunks(json, chunk, &pieces).ok());
+    CHECK(SnapshotText::of(pieces) == SnapshotText::of(whole));
+  }
+  CHECK_THAT(SnapshotText::of(whole), Catch::Contains("PersistentVolume /v") &&
+                                          Catch::Contains("fields=metadata.name In [n1,];") &&
+                                          Catch::Contains("CSINode /n1") &&
+                                          Catch::Contains(" d=3"));
 }

@@ -32,16 +32,16 @@ TEST_CASE("requirements the scheduler cannot parse match no node", "[predicates]
     bool matches;
   };
   const Case cases[] = {
-      {req("zone", S::kIn, {"a", "trail-"}), false, false},   // listed value, but one is invalid
-      {req("zone", S::kNotIn, {"trail-"}), false, false},     // would match if it parsed
+      {req("zone", S::kIn, {"a", "trail-"}), false, false},  // listed value, but one is invalid
+      {req("zone", S::kNotIn, {"trail-"}), false, false},    // would match if it parsed
       {req("missing", S::kNotIn, {"b", "-x"}), false, false},
-      {req("zone", S::kNotIn, {}), false, false},             // NotIn needs values
+      {req("zone", S::kNotIn, {}), false, false},  // NotIn needs values
       {req("zone", S::kIn, {}), false, false},
-      {req("zone", S::kExists, {"a"}), false, false},         // Exists takes none
+      {req("zone", S::kExists, {"a"}), false, false},  // Exists takes none
       {req("missing", S::kDoesNotExist, {"a"}), false, false},
       {req("gpus", S::kLt, {"99999999999999999999"}), false, false},  // overflows int64
       {req("gpus", S::kGt, {"4"}), true, true},
-      {req("zone", S::kIn, {"a", ""}), true, true},           // the empty value is valid
+      {req("zone", S::kIn, {"a", ""}), true, true},  // the empty value is valid
       {req("zone", S::kNotIn, {"b"}), true, true},
   };
   int i = 0;
@@ -69,9 +69,9 @@ TEST_CASE("a required term with an invalid In/NotIn value fails whole, and the r
   CHECK_FALSE(check_node_affinity(pod, node, &reasons));
   REQUIRE(reasons.size() == 1);
   CHECK(reasons[0].rule == Rule::kNodeAffinity);
-  CHECK_THAT(reasons[0].reason,
-             Catch::Contains("matches no node") && Catch::Contains("\"trail-\"") &&
-                 Catch::Contains("not a valid label value"));
+  CHECK_THAT(reasons[0].reason, Catch::Contains("matches no node") &&
+                                    Catch::Contains("\"trail-\"") &&
+                                    Catch::Contains("not a valid label value"));
 
   // Another term (ORed) that parses still places the pod, and the reason of a node that matches
   // neither names the broken term.

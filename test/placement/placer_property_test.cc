@@ -211,7 +211,9 @@ void add_storage(Random& r, Snapshot& snapshot) {
       if (r.chance(0.2)) csi.drivers.back().allocatable_count.reset();
       snapshot.csi_nodes.push_back(csi);
     }
-    if (r.chance(0.2)) node.allocatable.set("attachable-volumes-csi-ebs.csi.aws.com", r.between(0, 1));
+    if (r.chance(0.2)) {
+      node.allocatable.set("attachable-volumes-csi-ebs.csi.aws.com", r.between(0, 1));
+    }
   }
 }
 
@@ -424,7 +426,9 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
     for (const Volume& v : p.volumes) {
       if (v.kind != kVolumePersistentClaim) continue;
       const PersistentVolume* pv = volume_of(p, v);
-      if (pv && !pv->csi_driver.empty()) attached.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
+      if (pv && !pv->csi_driver.empty()) {
+        attached.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
+      }
     }
   };
   for (const Pod& p : s.pods) {
@@ -501,9 +505,12 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
         REQUIRE(placer.feasible(p, n, ledger) == expected);  // now from the memo, if kept
         REQUIRE(verdict.fits() == expected);
         for (const Rejection& failure : verdict.failures) {
-          if (failure.reason.find("matches no node") != std::string::npos) ++refused_by["parse"];
-          if (failure.reason.find("does not parse") != std::string::npos) ++refused_by["preferred"];
-          if (failure.reason.find("persistentvolumeclaim") != std::string::npos) ++refused_by["claim"];
+          auto says = [&](const char* text) {
+            return failure.reason.find(text) != std::string::npos;
+          };
+          if (says("matches no node")) ++refused_by["parse"];
+          if (says("does not parse")) ++refused_by["preferred"];
+          if (says("persistentvolumeclaim")) ++refused_by["claim"];
           ++refused_by[std::string(to_string(failure.rule))];
         }
         ++pairs;

@@ -420,4 +420,63 @@ TEST_CASE("failing checks allocate nothing when no reasons are asked for",
   g_counting = false;
   CHECK_FALSE(any);
   CHECK(g_allocations == 0);
+
+  // And with the rules of issue 10 at work: a pod with a zoned, node-pinned CSI volume, refused
+  // by an existing pod's anti-affinity, by its volume's node affinity and by a full CSI node.
+  Snapshot storage;
+  storage.nodes = {make_node("home"), make_node("guarded"), make_node("full"),
+                   make_node("elsewhere")};
+  for (Node& n : storage.nodes) n.meta.labels.set("topology.kubernetes.io/zone", "a");
+  Pod guard = make_pod("guard", 100, 1 << 20, "guarded");
+  PodAffinityTerm term;
+  term.label_selector = LabelSelector{};
+  term.label_selector->match_labels.set("app", "a-rather-long-application-name");
+  term.topology_key = "kubernetes.io/hostname";
+  guard.required_anti_affinity.push_back(term);
+  Pod moving = make_pod("moving", 100, 1 << 20, "home");
+  moving.meta.labels.set("app", "a-rather-long-application-name");
+  Pod filler = make_pod("filler", 100, 1 << 20, "full");
+  for (Pod* p : {&moving, &filler}) {
+    Volume v;
+    v.name = "data";
+    v.kind = kVolumePersistentClaim;
+    v.claim_name = p->meta.name + "-claim-with-a-long-name";
+    p->volumes.push_back(v);
+    PersistentVolumeClaim& claim = storage.persistent_volume_claims.emplace_back();
+    claim.meta.namespace_ = "default";
+    claim.meta.name = v.claim_name;
+    claim.volume_name = "pv-" + p->meta.name;
+    claim.phase = "Bound";
+    PersistentVolume& pv = storage.persistent_volumes.emplace_back();
+    pv.meta.name = claim.volume_name;
+    pv.meta.labels.set("topology.kubernetes.io/zone", "a");
+    pv.csi_driver = "ebs.csi.aws.com";
+    pv.csi_volume_handle = "vol-" + p->meta.name + "-with-a-long-handle";
+  }
+  NodeSelectorTerm not_elsewhere;
+  not_elsewhere.match_expressions = {
+      req("kubernetes.io/hostname", SelectorOperator::kNotIn, {"elsewhere"})};
+  storage.persistent_volumes[0].node_affinity = std::vector<NodeSelectorTerm>{not_elsewhere};
+  CsiNode csi;
+  csi.meta.name = "full";
+  csi.drivers.push_back(CsiNodeDriver{"ebs.csi.aws.com", 1});
+  storage.csi_nodes.push_back(csi);
+  storage.pods = {guard, moving, filler};
+  ClusterIndex storage_index(storage);
+  Placer storage_placer(storage_index);
+  Ledger storage_ledger(storage.nodes.size());
+  for (NodeId n = 1; n < 4; ++n) {
+    REQUIRE(storage_placer.fits(1, n, storage_ledger).failures.size() == 1);
+  }
+  g_allocations = 0;
+  g_counting = true;
+  any = false;
+  for (int round = 0; round < 10; ++round) {
+    for (NodeId n = 0; n < storage.nodes.size(); ++n) {
+      any = storage_placer.feasible(1, n, storage_ledger) || any;
+    }
+  }
+  g_counting = false;
+  CHECK_FALSE(any);
+  CHECK(g_allocations == 0);
 }

@@ -28,6 +28,21 @@ class SnapshotText {
     for (const HyperNode& hyper_node : snapshot.hyper_nodes) text.hyper_node(hyper_node);
     for (const VolcanoJob& job : snapshot.jobs) text.job(job);
     for (const PodGroup& group : snapshot.pod_groups) text.pod_group(group);
+    for (const PersistentVolumeClaim& claim : snapshot.persistent_volume_claims) {
+      text.out_ << "PersistentVolumeClaim ";
+      text.meta(claim.meta);
+      text.out_ << " volume=" << claim.volume_name << " phase=" << claim.phase << "\n";
+    }
+    for (const PersistentVolume& volume : snapshot.persistent_volumes) text.volume(volume);
+    for (const CsiNode& csi_node : snapshot.csi_nodes) {
+      text.out_ << "CSINode ";
+      text.meta(csi_node.meta);
+      for (const CsiNodeDriver& d : csi_node.drivers) {
+        text.out_ << " " << d.name << "="
+                  << (d.allocatable_count ? std::to_string(*d.allocatable_count) : "-");
+      }
+      text.out_ << "\n";
+    }
     return text.out_.str();
   }
 
@@ -152,7 +167,17 @@ class SnapshotText {
     }
     out_ << " podAffinity=" << pod.pod_affinity.required_affinity_terms << "/"
          << pod.pod_affinity.required_anti_affinity_terms << "/" << pod.pod_affinity.preferred_terms
-         << " tolerations=";
+         << " antiAffinity=";
+    for (const PodAffinityTerm& t : pod.required_anti_affinity) {
+      out_ << "{";
+      selector(t.label_selector);
+      out_ << " ns=";
+      strings(t.namespaces);
+      out_ << " nsSelector=";
+      selector(t.namespace_selector);
+      out_ << " key=" << t.topology_key << "}";
+    }
+    out_ << " tolerations=";
     for (const Toleration& t : pod.tolerations) {
       out_ << t.key << (t.op == TolerationOperator::kEqual ? "=" : "?") << t.value << ":"
            << (t.effect ? to_string(*t.effect) : "*") << ":"
@@ -206,6 +231,18 @@ class SnapshotText {
     policies("policies", job.policies);
     policies("taskPolicies", job.task_policies);
     out_ << " scheduler=" << job.scheduler_name << " queue=" << job.queue << "\n";
+  }
+
+  void volume(const PersistentVolume& volume) {
+    out_ << "PersistentVolume ";
+    meta(volume.meta);
+    out_ << " nodeAffinity=";
+    if (volume.node_affinity) {
+      for (const NodeSelectorTerm& t : *volume.node_affinity) term(t);
+    } else {
+      out_ << "none";
+    }
+    out_ << " csi=" << volume.csi_driver << "/" << volume.csi_volume_handle << "\n";
   }
 
   void pod_group(const PodGroup& group) {

@@ -59,14 +59,14 @@ CsiNode csi_node(const std::string& node, int32_t count) {
 TEST_CASE("claims without a known bound volume keep the pod where it is", "[predicates][volumes]") {
   Snapshot snapshot;
   snapshot.nodes = {make_node("home"), make_node("n1")};
-  snapshot.pods = {with_claim("missing-claim", "home", "nope"),
-                   with_claim("unbound", "home", "waiting"),
-                   with_claim("missing-volume", "home", "orphan"),
-                   with_claim("deleting", "home", "going"), with_claim("prebound", "home", "pre"),
-                   with_claim("bound", "home", "ok"), with_claim("annotated", "home", "marked")};
-  snapshot.persistent_volume_claims = {claim("waiting", ""), claim("orphan", "pv-gone"),
+  snapshot.pods = {
+      with_claim("missing-claim", "home", "nope"),    with_claim("unbound", "home", "waiting"),
+      with_claim("missing-volume", "home", "orphan"), with_claim("deleting", "home", "going"),
+      with_claim("prebound", "home", "pre"),          with_claim("bound", "home", "ok"),
+      with_claim("annotated", "home", "marked")};
+  snapshot.persistent_volume_claims = {claim("waiting", ""),    claim("orphan", "pv-gone"),
                                        claim("going", "pv-ok"), claim("pre", "pv-ok"),
-                                       claim("ok", "pv-ok"), claim("marked", "pv-ok")};
+                                       claim("ok", "pv-ok"),    claim("marked", "pv-ok")};
   snapshot.persistent_volume_claims[2].meta.deleting = true;
   snapshot.persistent_volume_claims[3].phase = "Pending";  // volumeName set, binding not complete
   snapshot.persistent_volume_claims[5].phase = "Pending";  // ...but the PV controller says done

@@ -13,12 +13,25 @@ namespace loadshift::testing {
 
 using strategies::WorkloadSwitches;
 
-// A two-node cluster whose first pod is `pod` (on n1), at 2026-11-22T04:00:00Z.
+// A two-node cluster whose first pod is `pod` (on n1), at 2026-11-22T04:00:00Z. Every claim
+// of its pods is bound to a volume of its own, as in a cluster (a claim the snapshot lacks
+// would make the pod unmovable).
 struct OnePod : PlanFixture {
   explicit OnePod(Pod pod, std::vector<Pod> others = {}) {
     snapshot.nodes = {make_node("n1"), make_node("n2")};
     snapshot.pods.push_back(std::move(pod));
     for (Pod& other : others) snapshot.pods.push_back(std::move(other));
+    for (const Pod& p : snapshot.pods) {
+      for (const placement::Volume& v : p.volumes) {
+        if (v.kind != kVolumePersistentClaim) continue;
+        placement::PersistentVolumeClaim& claim = snapshot.persistent_volume_claims.emplace_back();
+        claim.meta.namespace_ = p.meta.namespace_;
+        claim.meta.name = v.claim_name;
+        claim.volume_name = "pv-" + p.meta.namespace_ + "-" + v.claim_name;
+        claim.phase = "Bound";
+        snapshot.persistent_volumes.emplace_back().meta.name = claim.volume_name;
+      }
+    }
     options.now = *placement::parse_rfc3339("2026-11-22T04:00:00Z");
     build();
   }
