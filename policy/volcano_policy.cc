@@ -141,6 +141,17 @@ void write_load_aware(const LoadAwareArgs& args, YAML::Emitter& out, const std::
     lost.add(where, "evictionLimits: Volcano has only the policy's maxNoOfPodsToEvictPerNode and "
                     "PerNamespace");
   }
+  // Where Volcano's LoadAware itself behaves differently, whatever the settings.
+  lost.add(where, "nodes without usage data: loadshift never uses them, Volcano counts them as "
+                  "idle (usage 0) and may send pods there");
+  if (!args.node_fit) {
+    lost.add(where, "nodeFit false: loadshift evicts only to a target it proved, Volcano then "
+                    "evicts without any fit check");
+  }
+  if (args.use_deviation_thresholds) {
+    lost.add(where, "useDeviationThresholds: Volcano takes the mean from requests, not usage, and "
+                    "sets unnamed resources to 0/0");
+  }
   // loadshift's own protections, on by default: Volcano has none of them.
   if (!args.evict_gpu_pods || !args.evict_gang_pods || args.respect_restart_policies) {
     lost.add(where, "loadshift's protections of GPU pods and Volcano gangs (gpu, gang): Volcano "

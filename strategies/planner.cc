@@ -117,7 +117,8 @@ void mark_unclassified(const policy::Policy& policy, PlanContext& ctx) {
     if (state.node_class != NodeClass::kUnknown || !state.classified_by.empty()) continue;
     if (!ctx.in_scope(state.node)) {
       state.node_class = NodeClass::kUnclassified;
-    } else if (!classifying) {
+    } else if (!classifying && state.cpu && state.memory) {
+      // A node without usage data stays unknown: deschedule plugins refuse it as a target.
       state.node_class = NodeClass::kUnclassified;
       state.why = "unclassified: no plugin of the policy classifies nodes by utilization";
     }

@@ -333,8 +333,108 @@ profiles:
              Catch::Contains("usage: no usage source: the policy has no LoadAware plugin"));
   // Without any usage source the taint plugin still works on placement facts alone.
   CHECK_THAT(run.out, Catch::Contains("te7 -> te8  RemovePodsViolatingNodeTaints"));
-  // No plugin classifies nodes: they are unclassified, not of unknown usage.
-  CHECK_THAT(run.out, Catch::Contains("0 overutilized, 0 underutilized, 0 unknown nodes; 8 "
-                                      "unclassified"));
-  CHECK_THAT(run.out, Catch::Contains("te1   training   unclassified"));
+  // No usage at all: the nodes' usage is unknown (deschedule plugins refuse such targets).
+  CHECK_THAT(run.out, Catch::Contains("0 overutilized, 0 underutilized, 8 unknown nodes"));
+  // With usage for every node and no plugin that classifies: unclassified, not unknown.
+  options.usage_file = example_options().usage_file;
+  Run with_usage = report(options);
+  INFO(with_usage.err);
+  CHECK(with_usage.code == 0);
+  CHECK_THAT(with_usage.out, Catch::Contains("0 overutilized, 0 underutilized, 0 unknown nodes; 8 "
+                                             "unclassified"));
+  CHECK_THAT(with_usage.out, Catch::Contains("te1   training   unclassified"));
+}
+
+TEST_CASE("report: the node table shows the figures each class was computed from", "[report]") {
+  SECTION("LowNodeUtilization on requests: requested percent, labelled so") {
+    TempFile policy("lnu.yaml", R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args: {thresholds: {cpu: 20, memory: 20}, targetThresholds: {cpu: 50, memory: 50}}
+  plugins:
+    balance:
+      enabled: [LowNodeUtilization]
+)");
+    ReportOptions options = example_options();
+    options.policy_file = policy.path.string();
+    Run run = report(options);
+    INFO(run.out << run.err);
+    CHECK(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("CPU REQUESTED"));
+    // te3 runs at 92% real cpu but requests 7.8% of it: underutilized on requests, shown as such.
+    CHECK_THAT(run.out, Catch::Contains("te3   training   underutilized  7.8%"));
+    CHECK_THAT(run.out, !Catch::Contains("92.0%"));
+    // The GPU pod's hint is one this plugin's args can follow.
+    CHECK_THAT(run.out, Catch::Contains("this plugin never moves GPU pods"));
+    CHECK_THAT(run.out, !Catch::Contains("set gpu.evictGpuPods"));
+  }
+  SECTION("LowNodeUtilization on MetricResource: the metric alone, no moving after-values") {
+    TempFile policy("metric.yaml", R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+metricsProviders:
+- source: Prometheus
+  prometheus: {url: "http://prometheus:9090"}
+profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args:
+      thresholds: {MetricResource: 20}
+      targetThresholds: {MetricResource: 50}
+      metricsUtilization: {source: Prometheus, prometheus: {query: "node_ratio"}}
+  plugins:
+    balance:
+      enabled: [LowNodeUtilization]
+)");
+    TempFile usage("usage.json", R"({"nodes": {
+  "te1": {"cpu": 45, "memory": 50, "metricResource": 10},
+  "te2": {"cpu": 55, "memory": 60, "metricResource": 10},
+  "te3": {"cpu": 92, "memory": 70, "metricResource": 70},
+  "te4": {"cpu": 25, "memory": 28, "metricResource": 10},
+  "te5": {"cpu": 20, "memory": 25, "metricResource": 10},
+  "te6": {"cpu": 12, "memory": 18, "metricResource": 10},
+  "te7": {"cpu": 48, "memory": 40, "metricResource": 10},
+  "te8": {"cpu": 15, "memory": 22, "metricResource": 10}}})");
+    ReportOptions options = example_options();
+    options.policy_file = policy.path.string();
+    options.usage_file = usage.path.string();
+    Run run = report(options);
+    INFO(run.out << run.err);
+    CHECK(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("METRICRESOURCE"));
+    CHECK_THAT(run.out, !Catch::Contains("CPU"));
+    CHECK_THAT(run.out, Catch::Contains("te3   training   overutilized   70.0% "));
+    CHECK_THAT(run.out, !Catch::Contains("->  "));
+    CHECK_THAT(run.out, !Catch::Contains("% -> "));
+    // The skip group's heading matches its lines.
+    CHECK_THAT(run.out, Catch::Contains("at most 1 pod per overutilized node per run ("));
+  }
+  SECTION("a policy nodeSelector that matches no node says so") {
+    TempFile policy("nowhere.yaml", R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+nodeSelector: "pool=nowhere"
+profiles:
+- name: p
+  pluginConfig:
+  - name: LoadAware
+    args:
+      metrics: {type: prometheus, address: "http://p:9090"}
+      thresholds: {cpu: 30}
+      targetThresholds: {cpu: 80}
+  plugins:
+    balance:
+      enabled: [LoadAware]
+)");
+    ReportOptions options = example_options();
+    options.policy_file = policy.path.string();
+    Run run = report(options);
+    INFO(run.out << run.err);
+    CHECK(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("policy nodeSelector \"pool=nowhere\" matches none of the "
+                                        "8 nodes: nothing is planned"));
+    CHECK_THAT(run.out, Catch::Contains("0 unknown nodes; 8 unclassified"));
+  }
 }

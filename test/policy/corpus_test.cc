@@ -241,8 +241,10 @@ TEST_CASE("corpus: --for volcano writes only what Volcano reads", "[policy][corp
   CHECK_THAT(volcano.yaml, Catch::Contains("ignorePvcPods: true\n"));
   CHECK_THAT(volcano.yaml, Catch::Contains("evictLocalStoragePods: false\n"));
   // What it cannot carry is said, in the header and to the caller.
-  REQUIRE(volcano.not_carried.size() == 1);
-  CHECK_THAT(volcano.not_carried[0], Catch::Contains("GPU pods and Volcano gangs"));
+  REQUIRE(volcano.not_carried.size() == 3);
+  CHECK_THAT(volcano.not_carried[0], Catch::Contains("Volcano counts them as idle"));
+  CHECK_THAT(volcano.not_carried[1], Catch::Contains("nodeFit false"));
+  CHECK_THAT(volcano.not_carried[2], Catch::Contains("GPU pods and Volcano gangs"));
   CHECK_THAT(volcano.yaml, Catch::Contains("# Not carried over"));
   // loadshift reads it back with the same meaning where Volcano has the fields.
   testing::Loaded back = testing::load_text(volcano.yaml);
