@@ -105,7 +105,7 @@ std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const poli
   try {
     metrics::UsageMap usage = source->fetch(
         nodes,
-        usage_request(first_load_aware(policy), first_prometheus_low_node_utilization(policy)));
+        usage_request(policy));
     for (std::string& warning : usage_source_warnings(flags, policy)) {
       usage.warnings.push_back(std::move(warning));
     }

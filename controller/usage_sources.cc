@@ -85,6 +85,34 @@ metrics::UsageRequest usage_request(const policy::LoadAwareArgs* load_aware,
   return request;
 }
 
+namespace {
+
+bool reads_node_usage(const policy::Policy& policy) {
+  if (first_load_aware(policy) != nullptr) return true;
+  for (const policy::Profile& profile : policy.profiles) {
+    if (!profile.plugins.deschedule.enabled.empty()) return true;
+    for (const std::string& name : profile.plugins.balance.enabled) {
+      const policy::PluginConfig* config = profile.config(name);
+      if (config == nullptr) continue;
+      const auto* args = std::get_if<policy::NodeUtilizationArgs>(&config->args);
+      if (args != nullptr && args->metrics_utilization.source == "KubernetesMetrics") return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
+metrics::UsageRequest usage_request(const policy::Policy& policy) {
+  metrics::UsageRequest request =
+      usage_request(first_load_aware(policy), first_prometheus_low_node_utilization(policy));
+  if (!request.metric_resource_query.empty() && !reads_node_usage(policy)) {
+    request.node_usage = false;
+    request.pods = false;
+  }
+  return request;
+}
+
 std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& snapshot) {
   std::vector<metrics::NodeIdentity> nodes;
   nodes.reserve(snapshot.nodes.size());

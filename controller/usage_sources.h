@@ -52,6 +52,13 @@ metrics::UsageRequest usage_request(
     const policy::LoadAwareArgs* load_aware,
     const policy::NodeUtilizationArgs* low_node_utilization = nullptr);
 
+// usage_request() for `policy`: as above with its first LoadAware and first LowNodeUtilization
+// with source Prometheus; and when nothing of the policy reads node cpu or memory usage (no
+// LoadAware, no LowNodeUtilization with source KubernetesMetrics, no deschedule plugin, which
+// use usage to keep targets off hot nodes) but it asks for MetricResource, only that query:
+// node_usage false (no node_exporter or cAdvisor queries the policy would not use).
+metrics::UsageRequest usage_request(const policy::Policy& policy);
+
 // Every node of the snapshot, by name and InternalIP, in snapshot order.
 std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& snapshot);
 

@@ -19,6 +19,11 @@ struct NodeIdentity {
 
 // What one fetch asks for.
 struct UsageRequest {
+  // Fetch each node's cpu and memory (the node queries). false: a policy that reads only
+  // LowNodeUtilization's MetricResource: only metric_resource_query is sent (it must be set), a node
+  // is known by its MetricResource value alone (NodeUsage::cpu_memory_measured false), and
+  // sustained_for_ms and pods are ignored.
+  bool node_usage = true;
   // Also fetch each node's min and max over this period (milliseconds), e.g. 600000 for 10m.
   std::optional<int64_t> sustained_for_ms;
   // Also fetch per-pod usage (the podCpu / podMemory queries).

@@ -215,10 +215,15 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
                      std::to_string(*request.sustained_for_ms) + " ms");
   }
 
+  if (!request.node_usage && request.metric_resource_query.empty()) {
+    throw UsageError("prometheus " + impl.url +
+                     ": nothing to fetch: neither node usage nor a MetricResource query was asked");
+  }
+
   // The queries of this fetch, all at the same evaluation time.
-  std::vector<std::pair<std::string, std::string>> queries = {{"cpu", impl.cpu},
-                                                              {"memory", impl.memory}};
-  if (request.sustained_for_ms) {
+  std::vector<std::pair<std::string, std::string>> queries;
+  if (request.node_usage) queries = {{"cpu", impl.cpu}, {"memory", impl.memory}};
+  if (request.node_usage && request.sustained_for_ms) {
     int64_t period = *request.sustained_for_ms;
     queries.emplace_back("cpu_min", sustained_query(impl.cpu, "min", period, settings.step_ms));
     queries.emplace_back("cpu_max", sustained_query(impl.cpu, "max", period, settings.step_ms));
@@ -227,7 +232,7 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
     queries.emplace_back("memory_max",
                          sustained_query(impl.memory, "max", period, settings.step_ms));
   }
-  if (request.pods) {
+  if (request.node_usage && request.pods) {
     queries.emplace_back("pod_cpu", impl.pod_cpu);
     queries.emplace_back("pod_memory", impl.pod_memory);
   }
@@ -274,9 +279,12 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
       fetched.metric_resource = std::move(answer);
   }
 
-  // A node query that no node can use fails the whole fetch.
+  // A node query that no node can use fails the whole fetch. Without node usage, the MetricResource
+  // query is the node query.
+  std::vector<const QueryAnswer*> node_queries = {&fetched.cpu, &fetched.memory};
+  if (!request.node_usage) node_queries = {&*fetched.metric_resource};
   std::vector<std::string> failures;
-  for (const QueryAnswer* answer : {&fetched.cpu, &fetched.memory}) {
+  for (const QueryAnswer* answer : node_queries) {
     std::string problem = node_query_problem(*answer, settings.node_label);
     if (problem.empty()) continue;
     if (answer->result) impl.count_error(answer->name, "bad_response");  // a scalar
@@ -294,7 +302,10 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
   }
 
   NodeMatcher matcher(nodes, settings.node_label, settings.node_match);
-  AssembledUsage assembled = assemble_usage(nodes, fetched, matcher, evaluation_time);
+  AssembledUsage assembled =
+      request.node_usage
+          ? assemble_usage(nodes, fetched, matcher, evaluation_time)
+          : assemble_metric_only(nodes, *fetched.metric_resource, matcher, evaluation_time);
   for (const auto& [query, reason] : assembled.errors) impl.count_error(query, reason);
   assembled.usage.origin = "prometheus " + settings.address + " at " + rfc3339(evaluation);
   if (impl.self_metrics) impl.self_metrics->record_usage(assembled.usage);

@@ -68,7 +68,8 @@ std::string sustained_query(std::string_view expr, std::string_view fn, int64_t 
                             int64_t step_ms);
 
 // One fetch sends, in parallel and all evaluated at the same time (settings.evaluation_time, else
-// the fetch's start): cpu and memory; with request.sustained_for_ms, cpu_min, cpu_max, memory_min
+// the fetch's start): with request.node_usage false, only metric_resource (nodes are then known by
+// it alone, see assemble_metric_only, and its failure fails the fetch); otherwise cpu and memory; with request.sustained_for_ms, cpu_min, cpu_max, memory_min
 // and memory_max (sustained_query over the windowed expressions); with request.pods, pod_cpu and
 // pod_memory; with request.metric_resource_query, metric_resource (sent as given, not rendered).
 // Each is a form POST to <address>/api/v1/query with `query`, `time` and `timeout`

@@ -58,6 +58,7 @@ void SelfMetrics::record_usage(const UsageMap& usage) {
     it = ratio_nodes_.erase(it);
   }
   for (const auto& [node, values] : usage.nodes) {
+    if (!values.cpu_memory_measured) continue;  // a MetricResource-only fetch measured neither
     node_ratio_.Add({{"node", node}, {"resource", "cpu"}}).Set(values.cpu.percent / 100.0);
     node_ratio_.Add({{"node", node}, {"resource", "memory"}}).Set(values.memory.percent / 100.0);
     ratio_nodes_.insert(node);

@@ -32,6 +32,9 @@ struct NodeUsage {
   // Unset when it was not asked for, or when the node's sample was missing or unusable (NaN,
   // +-Inf, outside 0..1; a warning says which): LowNodeUtilization then treats the node as unknown.
   std::optional<double> metric_resource;
+  // False when the fetch asked only for MetricResource (UsageRequest::node_usage false): cpu and
+  // memory were not measured and read 0; nothing may use them.
+  bool cpu_memory_measured = true;
   // Seconds between the answer's sample timestamp and the evaluation time (0 for instant queries,
   // which Prometheus stamps with the evaluation time).
   double age_seconds = 0;

@@ -303,6 +303,46 @@ void apply_metric_resource(const std::optional<QueryAnswer>& answer,
 
 }  // namespace
 
+AssembledUsage assemble_metric_only(std::span<const NodeIdentity> nodes, const QueryAnswer& answer,
+                                    const NodeMatcher& matcher, double evaluation_time) {
+  AssembledUsage out;
+  Findings findings(out);
+  for (const auto& line : matcher.shared_ip_warnings()) findings.warn(line);
+  copy_prometheus_warnings(answer, findings);
+  SeriesMatch match = matcher.match(answer.result->samples);
+  report_strays(match, answer, matcher, findings);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const std::string& name = nodes[i].name;
+    if (out.usage.nodes.count(name) || out.usage.unknown.count(name)) continue;
+    const auto& samples = match.by_node[i];
+    if (samples.empty()) {
+      out.usage.unknown[name] = "no " + answer.name + " series for label " + matcher.node_label() +
+                                " (expected " + matcher.expected_for(i) + ")";
+      continue;
+    }
+    if (samples.size() > 1) {
+      findings.count(answer.name, "duplicate");
+      out.usage.unknown[name] = "duplicate series in the " + answer.name + " query (" +
+                                std::to_string(samples.size()) + " match this node)";
+      continue;
+    }
+    double v = samples[0]->value;
+    if (std::isnan(v) || std::isinf(v) || v < 0 || v > 1) {
+      findings.count(answer.name, "bad_value");
+      out.usage.unknown[name] = answer.name + " value " + format_value(v) +
+                                (std::isnan(v) || std::isinf(v) ? " is not a number"
+                                                                : " is outside 0..1");
+      continue;
+    }
+    NodeUsage node;
+    node.cpu_memory_measured = false;
+    node.metric_resource = v * 100;
+    node.age_seconds = std::max(0.0, evaluation_time - samples[0]->timestamp);
+    out.usage.nodes[name] = node;
+  }
+  return out;
+}
+
 std::string node_query_problem(const QueryAnswer& answer, const std::string& node_label) {
   if (!answer.result) return answer.failure;
   if (answer.result->scalar) {

@@ -56,4 +56,11 @@ std::string node_query_problem(const QueryAnswer& answer, const std::string& nod
 AssembledUsage assemble_usage(std::span<const NodeIdentity> nodes, const FetchAnswers& answers,
                               const NodeMatcher& matcher, double evaluation_time);
 
+// A fetch that asked only for MetricResource (UsageRequest::node_usage false): a node is known
+// when exactly one finite metric_resource sample in 0..1 matches it (NodeUsage::metric_resource
+// = value * 100, cpu_memory_measured false), else unknown with the reason.
+// Precondition: node_query_problem() is "" for `answer`.
+AssembledUsage assemble_metric_only(std::span<const NodeIdentity> nodes, const QueryAnswer& answer,
+                                    const NodeMatcher& matcher, double evaluation_time);
+
 }  // namespace loadshift::metrics

@@ -102,6 +102,13 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
     PodVolumes entry;
     bool has_claims = false;
     for (const Volume& volume : pod.volumes) {
+      if (volume.kind == kVolumeEphemeral && !entry.unmovable) {
+        // The replacement pod gets a new claim, bound or provisioned as its storage class says:
+        // where the scheduler could then put it is not known from the snapshot.
+        entry.unmovable = "generic ephemeral volume " + volume.name +
+                          ": the replacement pod gets a new claim whose binding is not known; "
+                          "not moved";
+      }
       if (volume.kind != kVolumePersistentClaim) continue;
       has_claims = true;
       std::string key = namespaced(pod.meta.namespace_, volume.claim_name);
@@ -117,12 +124,12 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
         why =
             " is not bound to a volume yet (WaitForFirstConsumer or pending provisioning): "
             "where it could be provisioned is not known";
-      } else if (claim->second->phase != "Bound" &&
-                 !claim->second->meta.annotations.contains(kBindCompleted)) {
+      } else if (!claim->second->meta.annotations.contains(kBindCompleted)) {
+        // The scheduler's volume binder counts a claim as bound only with both the volume name
+        // and this annotation (which the volume controller sets when it binds).
         why =
-            " names its volume but its binding is not complete (no "
-            "pv.kubernetes.io/bind-completed annotation, status.phase not Bound): the "
-            "scheduler refuses it until it is";
+            " names its volume but has no pv.kubernetes.io/bind-completed annotation: the "
+            "scheduler does not count it as bound until it has";
       }
       if (!why.empty()) {
         if (!entry.unmovable) {
@@ -155,7 +162,7 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
         }
       }
     }
-    if (!has_claims) continue;
+    if (!has_claims && !entry.unmovable) continue;
     entry_of_pod_[id] = static_cast<uint32_t>(entries_.size());
     entries_.push_back(std::move(entry));
   }

@@ -17,8 +17,10 @@
 // attachable-volumes-csi-<driver>) must hold the volumes attached there by live pods and pods
 // planned onto it plus the pod's new ones (a volume already attached there counts once).
 //
-// Generic ephemeral volumes are left out: the claim is made anew for the pod that replaces an
-// evicted one. Built once per ClusterIndex; pods without claims cost one branch per check.
+// A pod with a generic ephemeral volume is not moved: the claim is made anew for the pod that
+// replaces an evicted one, and where it can bind is not known. A claim counts as bound only with
+// spec.volumeName and the pv.kubernetes.io/bind-completed annotation, as the scheduler's volume
+// binder counts it. Built once per ClusterIndex; pods without claims cost one branch per check.
 #pragma once
 
 #include <cstdint>

@@ -60,7 +60,11 @@ std::string node_with_pool(const PlanContext& ctx, NodeId node) {
 DescheduleTargets::DescheduleTargets(PlanContext& ctx, const ProfileScope& scope)
     : ctx_(ctx), facts_(ctx.snapshot().nodes.size()), planned_(ctx.snapshot().nodes.size()) {
   const metrics::UsageMap& usage = ctx.usage();
-  usage_known_somewhere_ = !usage.nodes.empty() || !usage.unknown.empty();
+  // Nodes known only by their MetricResource carry no cpu or memory: like no usage source at all.
+  usage_known_somewhere_ =
+      std::any_of(usage.nodes.begin(), usage.nodes.end(),
+                  [](const auto& entry) { return entry.second.cpu_memory_measured; }) ||
+      (usage.nodes.empty() && !usage.unknown.empty());
   const size_t count = ctx.snapshot().nodes.size();
   for (NodeId node = 0; node < count; ++node) {
     const placement::Node& n = ctx.snapshot().nodes[node];

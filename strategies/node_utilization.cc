@@ -87,8 +87,7 @@ class NodeUtilization {
       if (real_usage_ && usage == nullptr) continue;
       std::optional<double> metric;
       if (metric_resource_) {
-        const metrics::NodeUsage* data = ctx_.node_usage(node);
-        if (data != nullptr) metric = data->metric_resource;
+        metric = ctx_.metric_resource(node);
         if (!metric) {
           ++without_metric;
           NodeState& state = ctx_.node_state(node);

@@ -73,8 +73,10 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
       state.why = "unknown: node name " + node.meta.name +
                   " appears twice in the snapshot; only the first is planned for";
     } else if (const metrics::NodeUsage* found = usage.find(node.meta.name)) {
-      state.cpu = found->cpu.percent;
-      state.memory = found->memory.percent;
+      if (found->cpu_memory_measured) {
+        state.cpu = found->cpu.percent;
+        state.memory = found->memory.percent;
+      }
     } else if (auto unknown = usage.unknown.find(node.meta.name); unknown != usage.unknown.end()) {
       state.why = "unknown: " + unknown->second;
     } else {
@@ -100,7 +102,14 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
 
 const metrics::NodeUsage* PlanContext::node_usage(NodeId node) const {
   if (node >= index_.snapshot().nodes.size()) return nullptr;
-  return usage_.find(index_.snapshot().nodes[node].meta.name);
+  const metrics::NodeUsage* found = usage_.find(index_.snapshot().nodes[node].meta.name);
+  return found != nullptr && found->cpu_memory_measured ? found : nullptr;
+}
+
+std::optional<double> PlanContext::metric_resource(NodeId node) const {
+  if (node >= index_.snapshot().nodes.size()) return std::nullopt;
+  const metrics::NodeUsage* found = usage_.find(index_.snapshot().nodes[node].meta.name);
+  return found != nullptr ? found->metric_resource : std::nullopt;
 }
 
 bool PlanContext::matches_selector(NodeId node, const std::string& selector) const {

@@ -50,8 +50,11 @@ class PlanContext {
   const PlanOptions& options() const { return options_; }
   Plan& plan() { return plan_; }
 
-  // Usage of `node` from the UsageMap, or nullptr when unknown.
+  // Usage of `node` from the UsageMap, or nullptr when unknown or when cpu and memory were not
+  // measured (a MetricResource-only fetch).
   const metrics::NodeUsage* node_usage(NodeId node) const;
+  // LowNodeUtilization's MetricResource of `node` (percent), or empty.
+  std::optional<double> metric_resource(NodeId node) const;
   // Nodes in scope: Ready, not being deleted, matching the policy's top-level nodeSelector, and
   // not a second node of a name the snapshot lists twice (the index binds pods to the first).
   bool in_scope(NodeId node) const { return in_scope_[node]; }

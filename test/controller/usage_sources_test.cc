@@ -236,10 +236,51 @@ TEST_CASE("report: LowNodeUtilization with source Prometheus end to end over met
     asked += request.form("query") == "instance:node_cpu:rate:sum";
   }
   CHECK(asked == 1);
+  // The policy reads nothing else: no node_exporter or cAdvisor query was sent.
+  CHECK(server.requests().size() == 1);
   std::string text = out.str();
   INFO(text);
   CHECK_THAT(text, Catch::Contains("n1 MetricResource 90.0% > 70%: evict apps/web-a -> n2"));
   CHECK_THAT(text, Catch::Contains("at most 1 pod per overutilized node"));
-  CHECK_THAT(text, Catch::Contains("node n3: value 7 is outside 0..1"));
+  CHECK_THAT(text, Catch::Contains("(metric_resource value 7 is outside 0..1), neither source nor "
+                                   "target: n3"));
+  // The node table shows the metric the classes came from, nothing moving after it.
+  CHECK_THAT(text, Catch::Contains("| n1 | - | overutilized | MetricResource | unknown | unknown | "
+                                   "unknown | unknown | 90.0% |"));
   CHECK_THAT(text, Catch::Contains("kube-system/prom-token is not used"));
+}
+
+TEST_CASE("usage request: node queries only when the policy reads node usage", "[usage]") {
+  // LowNodeUtilization on MetricResource alone: only its query, no node_exporter or cAdvisor.
+  loadshift::metrics::UsageRequest alone =
+      usage_request(load(std::string(kProviders) + kLowNodeUtilization));
+  CHECK_FALSE(alone.node_usage);
+  CHECK_FALSE(alone.pods);
+  CHECK(alone.metric_resource_query == "instance:node_cpu:rate:sum");
+
+  // A deschedule plugin beside it keeps targets off hot nodes with cpu and memory: asked.
+  std::string with_taints = std::string(kProviders) + kLowNodeUtilization;
+  with_taints.replace(with_taints.find("      enabled: [LowNodeUtilization]\n"),
+                      std::string("      enabled: [LowNodeUtilization]\n").size(),
+                      "      enabled: [LowNodeUtilization]\n    deschedule:\n      enabled: "
+                      "[RemovePodsViolatingNodeTaints]\n");
+  loadshift::metrics::UsageRequest both = usage_request(load(with_taints));
+  CHECK(both.node_usage);
+  CHECK(both.pods);
+  CHECK(both.metric_resource_query == "instance:node_cpu:rate:sum");
+
+  // No MetricResource: node usage as before (a source always has something to ask).
+  loadshift::metrics::UsageRequest plain = usage_request(load(R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args: {thresholds: {cpu: 20}, targetThresholds: {cpu: 50}}
+  plugins:
+    balance:
+      enabled: [LowNodeUtilization]
+)"));
+  CHECK(plain.node_usage);
+  CHECK(plain.metric_resource_query.empty());
 }

@@ -139,3 +139,48 @@ TEST_CASE("a usage file may carry metricResource percent per node", "[file]") {
     }
   }
 }
+
+TEST_CASE("a MetricResource-only fetch sends that query alone and knows nodes by it", "[http]") {
+  FakePrometheus server;
+  server.set_handler(answer);
+  PrometheusSource source(settings_for(server));
+  UsageRequest request;
+  request.node_usage = false;
+  request.pods = true;                      // ignored without node usage
+  request.sustained_for_ms = 600000;        // likewise
+  request.metric_resource_query = kQuery;
+  UsageMap usage = source.fetch(kNodes, request);
+  CHECK(source.requests_sent() == 1);
+  CHECK(count_queries(server, kQuery) == 1);
+  CHECK(count_queries(server, "cpu_percent") == 0);
+  CHECK(count_queries(server, "memory_percent") == 0);
+  // node-0 0.42: known by it alone; cpu and memory were not measured.
+  REQUIRE(usage.nodes.size() == 1);
+  const NodeUsage& known = usage.nodes.at("node-0");
+  REQUIRE(known.metric_resource);
+  CHECK(*known.metric_resource == Approx(42));
+  CHECK_FALSE(known.cpu_memory_measured);
+  // The others are unknown, each with its reason, never idle.
+  REQUIRE(usage.unknown.size() == 3);
+  CHECK_THAT(usage.unknown.at("node-1"), Catch::Contains("value 1.5 is outside 0..1"));
+  CHECK_THAT(usage.unknown.at("node-2"), Catch::Contains("value NaN is not a number"));
+  CHECK_THAT(usage.unknown.at("node-3"), Catch::Contains("no metric_resource series"));
+  CHECK(warned(usage, "metric_resource query: 1 series match no node"));
+
+  SECTION("its failure is the fetch's failure") {
+    FakePrometheus broken;
+    broken.set_handler([](const FakeRequest&) {
+      return FakeResponse{
+          400, R"({"status":"error","errorType":"bad_data","error":"parse error at char 5"})"};
+    });
+    PrometheusSource failing(settings_for(broken));
+    CHECK_THROWS_WITH(failing.fetch(kNodes, request),
+                      Catch::Contains("metric_resource query `node_load_ratio`") &&
+                          Catch::Contains("parse error at char 5"));
+  }
+  SECTION("nothing asked is an error, not an empty answer") {
+    UsageRequest nothing;
+    nothing.node_usage = false;
+    CHECK_THROWS_WITH(source.fetch(kNodes, nothing), Catch::Contains("nothing to fetch"));
+  }
+}

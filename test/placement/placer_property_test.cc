@@ -156,6 +156,12 @@ Pod random_pod(Random& r, int i, int node_count) {
     volume.claim_name = r.pick(kClaims);
     pod.volumes.push_back(volume);
   }
+  if (r.chance(0.03)) {
+    Volume scratch;
+    scratch.name = "scratch";
+    scratch.kind = kVolumeEphemeral;
+    pod.volumes.push_back(scratch);
+  }
   return pod;
 }
 
@@ -168,6 +174,7 @@ void add_storage(Random& r, Snapshot& snapshot) {
     pvc.meta.name = name;
     pvc.volume_name = volume;
     pvc.phase = volume.empty() ? "Pending" : "Bound";
+    if (!volume.empty()) pvc.meta.annotations.set("pv.kubernetes.io/bind-completed", "yes");
     snapshot.persistent_volume_claims.push_back(pvc);
   };
   claim("zonal", "pv-zonal");
@@ -175,8 +182,8 @@ void add_storage(Random& r, Snapshot& snapshot) {
   claim("csi-2", "pv-csi-2");
   claim("unbound", "");
   claim("lost-volume", "pv-gone");
-  claim("prebound", "pv-csi-1");  // binding not complete: neither annotation nor phase Bound
-  snapshot.persistent_volume_claims.back().phase = "Pending";
+  claim("prebound", "pv-csi-1");  // phase Bound but no annotation: not bound for the scheduler
+  snapshot.persistent_volume_claims.back().meta.annotations = {};
   claim("marked", "pv-csi-2");  // complete by the annotation
   snapshot.persistent_volume_claims.back().phase = "Pending";
   snapshot.persistent_volume_claims.back().meta.annotations.set("pv.kubernetes.io/bind-completed",
@@ -390,8 +397,7 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
   auto volume_of = [&](const Pod& p, const Volume& v) -> const PersistentVolume* {
     for (const auto& pvc : s.persistent_volume_claims) {
       if (pvc.meta.namespace_ != p.meta.namespace_ || pvc.meta.name != v.claim_name) continue;
-      bool complete = pvc.phase == "Bound" ||
-                      pvc.meta.annotations.find("pv.kubernetes.io/bind-completed") != nullptr;
+      bool complete = pvc.meta.annotations.find("pv.kubernetes.io/bind-completed") != nullptr;
       for (const auto& pv : s.persistent_volumes) {
         if (!pvc.meta.deleting && complete && !pvc.volume_name.empty() &&
             pv.meta.name == pvc.volume_name)
@@ -404,6 +410,7 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
   nameless.meta.name = "";
   std::vector<std::string> wanted;
   for (const Volume& v : pod.volumes) {
+    if (v.kind == kVolumeEphemeral) return false;  // its new claim's binding is unknown
     if (v.kind != kVolumePersistentClaim) continue;
     const PersistentVolume* pv = volume_of(pod, v);
     if (pv == nullptr) return false;

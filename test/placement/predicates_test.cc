@@ -447,6 +447,7 @@ TEST_CASE("failing checks allocate nothing when no reasons are asked for",
     claim.meta.name = v.claim_name;
     claim.volume_name = "pv-" + p->meta.name;
     claim.phase = "Bound";
+    claim.meta.annotations.set("pv.kubernetes.io/bind-completed", "yes");
     PersistentVolume& pv = storage.persistent_volumes.emplace_back();
     pv.meta.name = claim.volume_name;
     pv.meta.labels.set("topology.kubernetes.io/zone", "a");

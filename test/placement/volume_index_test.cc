@@ -27,6 +27,8 @@ PersistentVolumeClaim claim(const std::string& name, const std::string& volume) 
   pvc.meta.name = name;
   pvc.volume_name = volume;
   pvc.phase = volume.empty() ? "Pending" : "Bound";
+  // The volume controller marks every binding it completes.
+  if (!volume.empty()) pvc.meta.annotations.set("pv.kubernetes.io/bind-completed", "yes");
   return pvc;
 }
 
@@ -68,10 +70,10 @@ TEST_CASE("claims without a known bound volume keep the pod where it is", "[pred
                                        claim("going", "pv-ok"), claim("pre", "pv-ok"),
                                        claim("ok", "pv-ok"),    claim("marked", "pv-ok")};
   snapshot.persistent_volume_claims[2].meta.deleting = true;
-  snapshot.persistent_volume_claims[3].phase = "Pending";  // volumeName set, binding not complete
-  snapshot.persistent_volume_claims[5].phase = "Pending";  // ...but the PV controller says done
-  snapshot.persistent_volume_claims[5].meta.annotations.set("pv.kubernetes.io/bind-completed",
-                                                            "yes");
+  // volumeName set and even phase Bound, but no bind-completed annotation: the scheduler's volume
+  // binder does not count it as bound (a hand-written manifest).
+  snapshot.persistent_volume_claims[3].meta.annotations = {};
+  snapshot.persistent_volume_claims[5].phase = "Pending";  // the annotation is what counts
   snapshot.persistent_volumes = {csi_volume("pv-ok", "vol-1")};
   ClusterIndex index(snapshot);
   Placer placer(index);
@@ -80,8 +82,8 @@ TEST_CASE("claims without a known bound volume keep the pod where it is", "[pred
                             "persistentvolumeclaim default/waiting is not bound to a volume yet",
                             "bound to persistentvolume pv-gone, which is not in the snapshot",
                             "persistentvolumeclaim default/going is being deleted",
-                            "persistentvolumeclaim default/pre names its volume but its binding "
-                            "is not complete"};
+                            "persistentvolumeclaim default/pre names its volume but has no "
+                            "pv.kubernetes.io/bind-completed annotation"};
   for (PodId pod = 0; pod < 5; ++pod) {
     INFO(snapshot.pods[pod].meta.name);
     REQUIRE(index.unmovable_reason(pod).has_value());
@@ -92,6 +94,27 @@ TEST_CASE("claims without a known bound volume keep the pod where it is", "[pred
     CHECK_FALSE(index.unmovable_reason(pod).has_value());
     CHECK(placer.feasible(pod, 1, ledger));
   }
+}
+
+TEST_CASE("a generic ephemeral volume keeps the pod where it is", "[predicates][volumes]") {
+  Snapshot snapshot;
+  snapshot.nodes = {make_node("home"), make_node("n1")};
+  Pod scratch = make_pod("scratch", 100, 1 << 20, "home");
+  Volume volume;
+  volume.name = "scratch-space";
+  volume.kind = kVolumeEphemeral;
+  scratch.volumes.push_back(volume);
+  snapshot.pods = {scratch, make_pod("plain", 100, 1 << 20, "home")};
+  ClusterIndex index(snapshot);
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size());
+  REQUIRE(index.unmovable_reason(0).has_value());
+  CHECK_THAT(*index.unmovable_reason(0),
+             Catch::Contains("generic ephemeral volume scratch-space: the replacement pod gets a "
+                             "new claim"));
+  CHECK_FALSE(placer.feasible(0, 1, ledger));
+  CHECK_FALSE(index.unmovable_reason(1).has_value());  // the rule refuses only that pod
+  CHECK(placer.feasible(1, 1, ledger));
 }
 
 TEST_CASE("a bound volume's zone labels keep the pod in its zones", "[predicates][volumes]") {

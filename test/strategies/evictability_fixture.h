@@ -29,6 +29,7 @@ struct OnePod : PlanFixture {
         claim.meta.name = v.claim_name;
         claim.volume_name = "pv-" + p.meta.namespace_ + "-" + v.claim_name;
         claim.phase = "Bound";
+        claim.meta.annotations.set("pv.kubernetes.io/bind-completed", "yes");
         snapshot.persistent_volumes.emplace_back().meta.name = claim.volume_name;
       }
     }
