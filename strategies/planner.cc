@@ -72,24 +72,31 @@ void run_extension_point(const policy::Policy& policy,
 }
 
 // Predicted cpu and memory after the whole plan, for every node a move touches, whichever plugin
-// made it (deschedule plugins keep no account of their own), with the estimate the balance
-// plugins use: the pod's own usage, else its requests, over the node's allocatable.
+// made it (deschedule plugins keep no account of their own), in the node's own figures: real
+// usage with the estimate the balance plugins use (the pod's own usage, else its requests), or
+// requested percent with the pods' requests. MetricResource figures have no after (pods carry
+// none).
 void fill_usage_after(PlanContext& ctx) {
   Plan& plan = ctx.plan();
-  PredictedUsage predicted(ctx.snapshot(), {"cpu", "memory"});
+  PredictedUsage usage(ctx.snapshot(), {"cpu", "memory"});
+  PredictedUsage requests(ctx.snapshot(), {"cpu", "memory"});
   for (NodeId node = 0; node < plan.nodes.size(); ++node) {
     const NodeState& state = plan.nodes[node];
-    // Requests and MetricResource figures are their plugin's own account (it wrote the after).
-    if (state.figures != Figures::kUsage) continue;
-    if (state.cpu && state.memory) {
-      predicted.set(node, {{"cpu", *state.cpu}, {"memory", *state.memory}});
+    if (!state.cpu || !state.memory) continue;
+    PredictedUsage& account = state.figures == Figures::kRequests ? requests : usage;
+    if (state.figures != Figures::kMetric) {
+      account.set(node, {{"cpu", *state.cpu}, {"memory", *state.memory}});
     }
   }
-  predicted.apply_plan(plan, [&ctx](PodId pod) { return estimated_load(ctx, pod); });
+  usage.apply_plan(plan, [&ctx](PodId pod) { return estimated_load(ctx, pod); });
+  requests.apply_plan(plan, [&ctx](PodId pod) { return requested_load(ctx.index(), pod); });
   auto write = [&](NodeId node) {
-    if (node == placement::kNoNode || !predicted.known(node)) return;
-    plan.nodes[node].cpu_after = predicted.of(node).at("cpu");
-    plan.nodes[node].memory_after = predicted.of(node).at("memory");
+    if (node == placement::kNoNode) return;
+    const PredictedUsage& account =
+        plan.nodes[node].figures == Figures::kRequests ? requests : usage;
+    if (!account.known(node)) return;
+    plan.nodes[node].cpu_after = account.of(node).at("cpu");
+    plan.nodes[node].memory_after = account.of(node).at("memory");
   };
   for (const EvictionDecision& e : plan.evictions) {
     write(e.node);

@@ -412,6 +412,30 @@ profiles:
     // The skip group's heading matches its lines.
     CHECK_THAT(run.out, Catch::Contains("at most 1 pod per overutilized node per run ("));
   }
+  SECTION("requested figures move with every plugin's evictions, deschedule ones too") {
+    TempFile policy("both.yaml", R"(apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: p
+  pluginConfig:
+  - name: LowNodeUtilization
+    args: {thresholds: {cpu: 20, memory: 20}, targetThresholds: {cpu: 50, memory: 50}}
+  plugins:
+    deschedule:
+      enabled: [RemovePodsViolatingNodeTaints]
+    balance:
+      enabled: [LowNodeUtilization]
+)");
+    ReportOptions options = example_options();
+    options.policy_file = policy.path.string();
+    Run run = report(options);
+    INFO(run.out << run.err);
+    CHECK(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("te3 -> te8  RemovePodsViolatingNodeTaints"));
+    // te3 and te8 were touched only by the taint plugin: their requested percent still moves.
+    CHECK_THAT(run.out, Catch::Contains("te3   training   underutilized  7.8% -> 5.9%"));
+    CHECK_THAT(run.out, Catch::Contains("te8   hybrid     underutilized  0.0% -> 2.8%"));
+  }
   SECTION("a policy nodeSelector that matches no node says so") {
     TempFile policy("nowhere.yaml", R"(apiVersion: descheduler/v1alpha2
 kind: DeschedulerPolicy
