@@ -90,16 +90,26 @@ void read_address(FieldReader& metrics, LoadAwareMetrics& out) {
 // Volcano's default `duration` (the outer range of its [2m:30s] subqueries).
 const Duration kVolcanoDefaultWindow{120000, "2m"};
 
-// True when the metrics block holds only what Volcano reads ({type, address}): the file is in
-// Volcano's form and gets Volcano's default window.
-bool is_volcano_metrics_block(const FieldReader& metrics) {
-  if (!metrics.valid()) return true;
-  for (const auto& entry : metrics.node()) {
+// True when every key of `mapping` is one of `keys`.
+bool only_keys(const YAML::Node& mapping, std::initializer_list<std::string_view> keys) {
+  if (!mapping.IsMap()) return true;
+  for (const auto& entry : mapping) {
     if (!entry.first.IsScalar()) return false;
-    const std::string& key = entry.first.Scalar();
-    if (key != "type" && key != "address") return false;
+    if (std::find(keys.begin(), keys.end(), entry.first.Scalar()) == keys.end()) return false;
   }
   return true;
+}
+
+// True when the args are in Volcano's form: only the keys Volcano's LoadAware declares, and a
+// metrics block of only {type, address}. Such a file gets Volcano's default window.
+bool is_volcano_form(const FieldReader& args, const FieldReader* metrics) {
+  if (metrics != nullptr && !only_keys(metrics->node(), {"type", "address"})) return false;
+  return only_keys(args.node(),
+                   {"metrics", "duration", "thresholds", "targetThresholds",
+                    "useDeviationThresholds", "numberOfNodes", "nodeFit", "nodeSelector",
+                    "evictableNamespaces", "evictLocalStoragePods", "evictSystemCriticalPods",
+                    "ignorePvcPods", "evictFailedBarePods", "labelSelector",
+                    "priorityThreshold"});
 }
 
 // window (or Volcano's duration), step, and their rule step <= window.
@@ -120,7 +130,7 @@ void read_window_and_step(FieldReader& args, FieldReader* metrics, LoadAwareMetr
     out.window = *window;
   } else if (volcano) {
     out.window = *volcano;
-  } else if (metrics == nullptr || is_volcano_metrics_block(*metrics)) {
+  } else if (is_volcano_form(args, metrics)) {
     // A file in Volcano's form classifies nodes on Volcano's window, so it behaves the same.
     out.window = kVolcanoDefaultWindow;
   }

@@ -101,8 +101,8 @@ struct LoadAwareMetrics {
   std::string type = "Prometheus";  // as written: Prometheus | prometheus (prometheus_adaptor is
                                     // rejected)
   std::string address;              // http(s) base URL of Prometheus
-  // Volcano's `duration` lands here. Unset: 2m (Volcano's default) when the metrics block is in
-  // Volcano's form ({type, address} only), else 5m.
+  // Volcano's `duration` lands here. Unset: 2m (Volcano's default) when the args are in Volcano's
+  // form (only Volcano's LoadAware keys, metrics only {type, address}), else 5m.
   Duration window{300000, "5m"};
   Duration step{30000, "30s"};
   Duration timeout{10000, "10s"};

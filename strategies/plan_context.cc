@@ -70,7 +70,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
     // look empty to the placement core while the UsageMap (by name) gives it the real usage.
     const bool duplicate = index.node_id(node.meta.name) != id;
     if (duplicate) {
-      state.why = "unknown: node name " + node.meta.name +
+      state.why = "unclassified: node name " + node.meta.name +
                   " appears twice in the snapshot; only the first is planned for";
     } else if (const metrics::NodeUsage* found = usage.find(node.meta.name)) {
       if (found->cpu_memory_measured) {

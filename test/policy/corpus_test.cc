@@ -223,6 +223,13 @@ TEST_CASE("corpus: a Volcano LoadAware file without a window uses Volcano's 2m",
       "targetThresholds: {cpu: 80}\n  plugins:\n    balance:\n      enabled: [LoadAware]\n"));
   CHECK(std::get<LoadAwareArgs>(own.profiles[0].config("LoadAware")->args).metrics.window ==
         Duration{300000, "5m"});
+  // Likewise loadshift's keys beside a Volcano-form metrics block: not a Volcano file.
+  Policy extended = testing::load_valid(testing::policy_with_profile(
+      "  pluginConfig:\n  - name: LoadAware\n    args:\n      metrics: {type: prometheus, "
+      "address: \"http://p:9090\"}\n      sustainedFor: 10m\n      thresholds: {cpu: 30}\n"
+      "      targetThresholds: {cpu: 80}\n  plugins:\n    balance:\n      enabled: [LoadAware]\n"));
+  CHECK(std::get<LoadAwareArgs>(extended.profiles[0].config("LoadAware")->args).metrics.window ==
+        Duration{300000, "5m"});
 }
 
 TEST_CASE("corpus: --for volcano writes only what Volcano reads", "[policy][corpus][volcano]") {
