@@ -37,10 +37,13 @@ void write_report(const placement::ClusterIndex& index, const strategies::Plan& 
                   std::ostream& out);
 
 // The JSON document of the contract:
-//   {"nodes":[{"name","pool","cpu","memory","class","cpuAfter","memoryAfter"}],
+//   {"nodes":[{"name","pool","cpu","memory","class","cpuAfter","memoryAfter","figures",
+//              "metricResource"}],
 //    "evictions":[{"namespace","pod","node","target","strategy","reason"}],
 //    "skipped":[{"namespace","pod","node","reason"}],
-//    "summary":{"evictions","overutilized","underutilized","unknown"}}
+//    "summary":{"evictions","overutilized","underutilized","unknown","unclassified"}}
+// "figures" says what cpu and memory are (usage, requests; MetricResource: they are null and
+// metricResource holds the figure).
 // Keys in the contract's order. Percentages are numbers rounded to two decimals; an unknown one is
 // null, as are a missing pool and a missing target.
 nlohmann::ordered_json report_json(const placement::ClusterIndex& index,
