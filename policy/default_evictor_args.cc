@@ -227,18 +227,12 @@ PluginArgs read_default_evictor_args(FieldReader& args) {
   return out;
 }
 
-void write_default_evictor_args(const PluginArgs& variant, YAML::Emitter& out) {
-  const DefaultEvictorArgs& args = std::get<DefaultEvictorArgs>(variant);
-  out << YAML::BeginMap;
+void write_default_evictor_common(const DefaultEvictorArgs& args, YAML::Emitter& out) {
   out << YAML::Key << "nodeSelector" << YAML::Value;
   emit_string(out, args.node_selector);
   if (args.label_selector) {
     out << YAML::Key << "labelSelector" << YAML::Value;
     emit_label_selector(out, *args.label_selector);
-  }
-  if (args.namespace_label_selector) {
-    out << YAML::Key << "namespaceLabelSelector" << YAML::Value;
-    emit_label_selector(out, *args.namespace_label_selector);
   }
   out << YAML::Key << "priorityThreshold" << YAML::Value << YAML::BeginMap;
   if (!args.priority_threshold.name.empty()) {
@@ -251,6 +245,16 @@ void write_default_evictor_args(const PluginArgs& variant, YAML::Emitter& out) {
   out << YAML::EndMap;
   out << YAML::Key << "nodeFit" << YAML::Value << args.node_fit;
   out << YAML::Key << "minReplicas" << YAML::Value << args.min_replicas;
+}
+
+void write_default_evictor_args(const PluginArgs& variant, YAML::Emitter& out) {
+  const DefaultEvictorArgs& args = std::get<DefaultEvictorArgs>(variant);
+  out << YAML::BeginMap;
+  write_default_evictor_common(args, out);
+  if (args.namespace_label_selector) {
+    out << YAML::Key << "namespaceLabelSelector" << YAML::Value;
+    emit_label_selector(out, *args.namespace_label_selector);
+  }
   if (args.min_pod_age) {
     out << YAML::Key << "minPodAge" << YAML::Value;
     emit_string(out, args.min_pod_age->text);

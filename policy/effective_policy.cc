@@ -10,14 +10,6 @@
 namespace loadshift::policy {
 namespace {
 
-void write_plugin_set(YAML::Emitter& out, const char* key, const PluginSet& set) {
-  out << YAML::Key << key << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "enabled" << YAML::Value;
-  if (set.enabled.empty()) out << YAML::Flow;
-  emit_string_list(out, set.enabled);
-  out << YAML::EndMap;
-}
-
 void write_profile(YAML::Emitter& out, const Profile& profile) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
@@ -36,13 +28,7 @@ void write_profile(YAML::Emitter& out, const Profile& profile) {
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
-  out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
-  write_plugin_set(out, "deschedule", profile.plugins.deschedule);
-  write_plugin_set(out, "balance", profile.plugins.balance);
-  write_plugin_set(out, "filter", profile.plugins.filter);
-  // Upstream's own spelling of the key (it ignores preEvictionFilter).
-  write_plugin_set(out, "preevictionfilter", profile.plugins.pre_eviction_filter);
-  out << YAML::EndMap;
+  emit_plugins(out, profile.plugins);
   out << YAML::EndMap;
 }
 

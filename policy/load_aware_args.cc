@@ -276,10 +276,7 @@ PluginArgs read_load_aware_args(FieldReader& args) {
   return out;
 }
 
-void write_load_aware_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
-  const LoadAwareArgs& args = std::get<LoadAwareArgs>(plugin_args);
-  out << YAML::BeginMap;
-  write_load_aware_metrics(args.metrics, out);
+void write_load_aware_volcano_fields(const LoadAwareArgs& args, YAML::Emitter& out) {
   out << YAML::Key << "thresholds" << YAML::Value;
   emit_percentages(out, args.thresholds);
   out << YAML::Key << "targetThresholds" << YAML::Value;
@@ -292,6 +289,13 @@ void write_load_aware_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
     emit_string(out, args.node_selector);
   }
   emit_namespaces(out, "evictableNamespaces", Namespaces{{}, args.excluded_namespaces});
+}
+
+void write_load_aware_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
+  const LoadAwareArgs& args = std::get<LoadAwareArgs>(plugin_args);
+  out << YAML::BeginMap;
+  write_load_aware_metrics(args.metrics, out);
+  write_load_aware_volcano_fields(args, out);
   if (args.sustained_for) {
     out << YAML::Key << "sustainedFor" << YAML::Value << args.sustained_for->text;
   }

@@ -47,10 +47,16 @@ const std::vector<std::string_view>& upstream_only_plugins();
 PluginArgs default_default_evictor_args();
 PluginArgs read_default_evictor_args(FieldReader& args);
 void write_default_evictor_args(const PluginArgs& args, YAML::Emitter& out);
+// The keys of DefaultEvictor's args that every version has (nodeSelector, labelSelector,
+// priorityThreshold, nodeFit, minReplicas), for both effective forms.
+void write_default_evictor_common(const DefaultEvictorArgs& args, YAML::Emitter& out);
 
 PluginArgs default_load_aware_args();
 PluginArgs read_load_aware_args(FieldReader& args);
 void write_load_aware_args(const PluginArgs& args, YAML::Emitter& out);
+// The keys of LoadAware's args that Volcano has besides metrics and duration (thresholds through
+// evictableNamespaces), for both effective forms.
+void write_load_aware_volcano_fields(const LoadAwareArgs& args, YAML::Emitter& out);
 
 PluginArgs default_low_node_utilization_args();
 PluginArgs read_low_node_utilization_args(FieldReader& args);

@@ -310,4 +310,20 @@ void emit_namespaces(YAML::Emitter& out, std::string_view key, const Namespaces&
   out << YAML::EndMap;
 }
 
+void emit_plugins(YAML::Emitter& out, const Plugins& plugins) {
+  auto set = [&out](const char* key, const PluginSet& plugin_set) {
+    out << YAML::Key << key << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "enabled" << YAML::Value;
+    if (plugin_set.enabled.empty()) out << YAML::Flow;
+    emit_string_list(out, plugin_set.enabled);
+    out << YAML::EndMap;
+  };
+  out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
+  set("deschedule", plugins.deschedule);
+  set("balance", plugins.balance);
+  set("filter", plugins.filter);
+  set("preevictionfilter", plugins.pre_eviction_filter);
+  out << YAML::EndMap;
+}
+
 }  // namespace loadshift::policy

@@ -85,5 +85,8 @@ void emit_percentages(YAML::Emitter& out, const Percentages& values);
 void emit_label_selector(YAML::Emitter& out, const placement::LabelSelector& selector);
 // `{include: [...]}` or `{exclude: [...]}`; emits nothing at all when both are empty.
 void emit_namespaces(YAML::Emitter& out, std::string_view key, const Namespaces& namespaces);
+// `plugins: {deschedule, balance, filter, preevictionfilter}`, each `{enabled: [...]}` (key and
+// mapping; upstream's own spelling of preevictionfilter).
+void emit_plugins(YAML::Emitter& out, const Plugins& plugins);
 
 }  // namespace loadshift::policy

@@ -12,8 +12,6 @@
 namespace loadshift::policy {
 namespace {
 
-constexpr int64_t kSystemCriticalPriority = 2000000000;
-
 // Collects the settings Volcano cannot express, each prefixed with where it is.
 class NotCarried {
  public:
@@ -29,23 +27,7 @@ class NotCarried {
 void write_default_evictor(const DefaultEvictorArgs& args, YAML::Emitter& out,
                            const std::string& where, NotCarried& lost) {
   out << YAML::BeginMap;
-  out << YAML::Key << "nodeSelector" << YAML::Value;
-  emit_string(out, args.node_selector);
-  if (args.label_selector) {
-    out << YAML::Key << "labelSelector" << YAML::Value;
-    emit_label_selector(out, *args.label_selector);
-  }
-  out << YAML::Key << "priorityThreshold" << YAML::Value << YAML::BeginMap;
-  if (!args.priority_threshold.name.empty()) {
-    out << YAML::Key << "name" << YAML::Value;
-    emit_string(out, args.priority_threshold.name);
-  } else {
-    out << YAML::Key << "value" << YAML::Value
-        << args.priority_threshold.value.value_or(kSystemCriticalPriority);
-  }
-  out << YAML::EndMap;
-  out << YAML::Key << "nodeFit" << YAML::Value << args.node_fit;
-  out << YAML::Key << "minReplicas" << YAML::Value << args.min_replicas;
+  write_default_evictor_common(args, out);
   // Protections as the booleans of v0.30 (podProtections came with v0.34).
   const PodProtections& p = args.protections;
   out << YAML::Key << "evictLocalStoragePods" << YAML::Value << !p.local_storage;
@@ -89,18 +71,7 @@ void write_load_aware(const LoadAwareArgs& args, YAML::Emitter& out, const std::
   emit_string(out, args.metrics.address);
   out << YAML::EndMap;
   out << YAML::Key << "duration" << YAML::Value << args.metrics.window.text;
-  out << YAML::Key << "thresholds" << YAML::Value;
-  emit_percentages(out, args.thresholds);
-  out << YAML::Key << "targetThresholds" << YAML::Value;
-  emit_percentages(out, args.target_thresholds);
-  out << YAML::Key << "useDeviationThresholds" << YAML::Value << args.use_deviation_thresholds;
-  out << YAML::Key << "numberOfNodes" << YAML::Value << args.number_of_nodes;
-  out << YAML::Key << "nodeFit" << YAML::Value << args.node_fit;
-  if (!args.node_selector.empty()) {
-    out << YAML::Key << "nodeSelector" << YAML::Value;
-    emit_string(out, args.node_selector);
-  }
-  emit_namespaces(out, "evictableNamespaces", Namespaces{{}, args.excluded_namespaces});
+  write_load_aware_volcano_fields(args, out);
   out << YAML::EndMap;
 
   const LoadAwareArgs defaults;
@@ -186,14 +157,6 @@ void write_node_utilization(const std::string& name, const NodeUtilizationArgs& 
   }
 }
 
-void write_plugin_set(YAML::Emitter& out, const char* key, const PluginSet& set) {
-  out << YAML::Key << key << YAML::Value << YAML::BeginMap;
-  out << YAML::Key << "enabled" << YAML::Value;
-  if (set.enabled.empty()) out << YAML::Flow;
-  emit_string_list(out, set.enabled);
-  out << YAML::EndMap;
-}
-
 void write_profile(YAML::Emitter& out, const Profile& profile, size_t index, NotCarried& lost) {
   out << YAML::BeginMap;
   out << YAML::Key << "name" << YAML::Value;
@@ -218,12 +181,7 @@ void write_profile(YAML::Emitter& out, const Profile& profile, size_t index, Not
     out << YAML::EndMap;
   }
   out << YAML::EndSeq;
-  out << YAML::Key << "plugins" << YAML::Value << YAML::BeginMap;
-  write_plugin_set(out, "deschedule", profile.plugins.deschedule);
-  write_plugin_set(out, "balance", profile.plugins.balance);
-  write_plugin_set(out, "filter", profile.plugins.filter);
-  write_plugin_set(out, "preevictionfilter", profile.plugins.pre_eviction_filter);
-  out << YAML::EndMap;
+  emit_plugins(out, profile.plugins);
   out << YAML::EndMap;
 }
 
