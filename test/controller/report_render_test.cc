@@ -6,6 +6,7 @@
 
 #include "controller/report.h"
 #include "controller/report_content.h"
+#include "controller/report_writers.h"
 #include "report_fixture.h"
 
 using namespace loadshift::controller;
@@ -252,4 +253,43 @@ TEST_CASE("report table: more than twenty pods in a group are counted, not liste
              Catch::Contains("    ... and 3 more (--output json or markdown lists every pod)\n"));
   // JSON lists every one.
   CHECK(report_json(*f.index, f.plan)["skipped"].size() == 23);
+}
+
+TEST_CASE("report table: column headers say what the figures are", "[report]") {
+  using loadshift::strategies::Figures;
+  using loadshift::strategies::NodeClass;
+  auto row = [](const char* name, Figures figures, std::optional<double> cpu,
+                std::optional<double> metric) {
+    NodeRow r;
+    r.name = name;
+    r.node_class = NodeClass::kAppropriate;
+    r.figures = figures;
+    r.cpu.before = r.memory.before = cpu;
+    r.metric.before = metric;
+    return r;
+  };
+  auto table = [](std::vector<NodeRow> rows) {
+    ReportContent content;
+    content.nodes = std::move(rows);
+    std::ostringstream out;
+    loadshift::controller::write_report_table(content, false, out);
+    return out.str();
+  };
+  std::string usage = table({row("a", Figures::kUsage, 40, {}), row("b", Figures::kUsage, 50, {})});
+  CHECK_THAT(usage, Catch::Contains("CPU USAGE"));
+  CHECK_THAT(usage, !Catch::Contains("FIGURES"));
+  std::string requests = table({row("a", Figures::kRequests, 40, {})});
+  CHECK_THAT(requests, Catch::Contains("CPU REQUESTED"));
+  // Rows that differ: one FIGURES column, plain CPU and MEMORY headers, and the metric column.
+  std::string mixed = table({row("a", Figures::kUsage, 40, {}), row("b", Figures::kRequests, 10, {}),
+                             row("c", Figures::kMetric, {}, 70)});
+  CHECK_THAT(mixed, Catch::Contains("FIGURES"));
+  CHECK_THAT(mixed, Catch::Contains("METRICRESOURCE"));
+  CHECK_THAT(mixed, Catch::Contains("  CPU "));
+  CHECK_THAT(mixed, !Catch::Contains("CPU USAGE"));
+  CHECK_THAT(mixed, Catch::Contains("requests"));
+  // Only MetricResource: no CPU or MEMORY column at all.
+  std::string metric = table({row("c", Figures::kMetric, {}, 70)});
+  CHECK_THAT(metric, Catch::Contains("METRICRESOURCE"));
+  CHECK_THAT(metric, !Catch::Contains("CPU"));
 }
