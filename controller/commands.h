@@ -26,10 +26,19 @@ int run_feasible(const std::vector<std::string>& snapshot_files, std::ostream& o
 int run_validate(const std::string& file, std::ostream& out, std::ostream& err,
                  bool print_effective = false, const std::string& effective_for = "");
 
+// How to reach the live cluster (flags as kubectl and the descheduler spell them).
+struct KubeFlags {
+  std::string kubeconfig;  // --kubeconfig FILE; empty: $KUBECONFIG, ~/.kube/config, in-cluster
+  std::string context;     // --context NAME; empty: the current context
+  double qps = 5;          // --kube-api-qps (the descheduler's default)
+  int burst = 10;          // --kube-api-burst
+};
+
 // What `loadshift report` was asked for (its flags, as given).
 struct ReportOptions {
   std::string policy_file;                  // --policy FILE (required)
-  std::vector<std::string> snapshot_files;  // --snapshot FILE... (required until the API client)
+  std::vector<std::string> snapshot_files;  // --snapshot FILE...; none: the live cluster
+  KubeFlags kube;
   std::string usage_file;                   // --usage FILE
   std::string prometheus_url;               // --prometheus URL (not with --usage)
   std::string at;                           // --at TIME, RFC 3339; empty: now
@@ -46,5 +55,21 @@ struct ReportOptions {
 // file and what was expected): a bad flag, a policy or snapshot error, a usage source that
 // cannot answer at all.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+// What `loadshift snapshot` was asked for.
+struct SnapshotOptions {
+  std::string output;        // --output FILE (required): the cluster as a v1 List
+  std::string usage_output;  // --usage-output FILE: the usage, fetched as --policy says
+  std::string policy_file;   // --policy FILE: needed for --usage-output
+  std::string prometheus_url;  // --prometheus URL: replaces the policy's address
+  std::string at;              // --at TIME: Prometheus' evaluation time; empty: now
+  KubeFlags kube;
+};
+
+// `loadshift snapshot`: reads the live cluster once (every kind the plan reads) and writes it
+// to `output` as a v1 List that `report --snapshot` reads back, and with `usage_output` the
+// usage fetched right after, in the `--usage` file format. Says on `out` what it wrote and the
+// `report` command that reproduces the plan. Returns 0, or 2 after saying why on `err`.
+int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream& err);
 
 }  // namespace loadshift::controller

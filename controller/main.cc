@@ -6,6 +6,21 @@
 
 #include "controller/commands.h"
 
+namespace {
+
+// --kubeconfig, --context, --kube-api-qps, --kube-api-burst, as kubectl and the descheduler.
+void add_kube_flags(CLI::App* command, loadshift::controller::KubeFlags& flags) {
+  command->add_option("--kubeconfig", flags.kubeconfig,
+                      "kubeconfig file; default: $KUBECONFIG, ~/.kube/config, in-cluster");
+  command->add_option("--context", flags.context, "kubeconfig context; default: the current one");
+  command->add_option("--kube-api-qps", flags.qps,
+                      "Requests per second to the API server (default 5; 0: no limit)");
+  command->add_option("--kube-api-burst", flags.burst,
+                      "Requests to the API server allowed at once (default 10)");
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
   CLI::App app{"loadshift: a load-aware descheduler for Kubernetes"};
   app.require_subcommand(1);
@@ -48,8 +63,9 @@ int main(int argc, char** argv) {
   report->add_option("--policy", report_options.policy_file,
                      "DeschedulerPolicy file (bare or in a ConfigMap)");
   report->add_option("--snapshot", report_options.snapshot_files,
-                     "Kubernetes JSON or YAML file, as `kubectl get ... -o json` writes it "
-                     "(repeatable; required until loadshift can read the live cluster)");
+                     "Kubernetes JSON or YAML file, as `kubectl get ... -o json` or `loadshift "
+                     "snapshot` writes it (repeatable); none: read the live cluster");
+  add_kube_flags(report, report_options.kube);
   report->add_option("--usage", report_options.usage_file,
                      "Node usage JSON file (see docs/report.md); not with --prometheus");
   report->add_option("--prometheus", report_options.prometheus_url,
@@ -60,6 +76,24 @@ int main(int argc, char** argv) {
   report->callback([&] {
     report_options.colour = isatty(STDOUT_FILENO) != 0;
     exit_code = loadshift::controller::run_report(report_options, std::cout, std::cerr);
+  });
+
+  loadshift::controller::SnapshotOptions snapshot_options;
+  auto* snapshot = app.add_subcommand(
+      "snapshot", "Save the live cluster (and its usage) for `report --snapshot ... --usage ...`");
+  snapshot->add_option("--output", snapshot_options.output,
+                       "File to write the cluster to, as a v1 List");
+  snapshot->add_option("--usage-output", snapshot_options.usage_output,
+                       "File to write the usage to (needs --policy), as `report --usage` reads it");
+  snapshot->add_option("--policy", snapshot_options.policy_file,
+                       "DeschedulerPolicy that says where usage comes from");
+  snapshot->add_option("--prometheus", snapshot_options.prometheus_url,
+                       "Prometheus base URL, replacing the policy's");
+  snapshot->add_option("--at", snapshot_options.at,
+                       "Evaluation time of the usage, RFC 3339; default: now");
+  add_kube_flags(snapshot, snapshot_options.kube);
+  snapshot->callback([&] {
+    exit_code = loadshift::controller::run_snapshot(snapshot_options, std::cout, std::cerr);
   });
 
   try {

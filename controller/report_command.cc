@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "controller/commands.h"
+#include "controller/live_cluster.h"
 #include "controller/report.h"
 #include "controller/snapshot_files.h"
 #include "controller/usage_sources.h"
@@ -16,13 +17,6 @@
 namespace loadshift::controller {
 namespace {
 
-constexpr const char* kNoLiveCluster =
-    "error: --snapshot: no snapshot file given, and reading the live cluster needs the Kubernetes "
-    "API client, which loadshift does not have yet. Save the cluster first, e.g.\n"
-    "  kubectl get nodes,pods,pdb,priorityclasses,pv,pvc,csinodes,hypernodes,"
-    "jobs.batch.volcano.sh,podgroups -A -o json > cluster.json\n"
-    "then pass --snapshot cluster.json\n";
-
 // Checks the flags themselves (nothing read yet). Writes every problem to `err`; returns false
 // when there was one.
 bool check_flags(const ReportOptions& options, std::ostream& err,
@@ -32,10 +26,7 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
     err << "error: --policy: required: the DeschedulerPolicy file (bare or in a ConfigMap)\n";
     ok = false;
   }
-  if (options.snapshot_files.empty()) {
-    err << kNoLiveCluster;
-    ok = false;
-  }
+  if (options.snapshot_files.empty() && !check_kube_flags(options.kube, err)) ok = false;
   if (!options.usage_file.empty() && !options.prometheus_url.empty()) {
     err << "error: --usage and --prometheus exclude each other: give a usage file or a "
            "Prometheus URL, not both\n";
@@ -130,7 +121,11 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
   if (!policy) return 2;
 
   placement::Snapshot snapshot;
-  if (!read_snapshot(options.snapshot_files, &snapshot, err)) return 2;
+  if (options.snapshot_files.empty()) {
+    if (!read_live_cluster(options.kube, &snapshot, err)) return 2;
+  } else if (!read_snapshot(options.snapshot_files, &snapshot, err)) {
+    return 2;
+  }
   placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
   UsageFlags flags{options.usage_file, options.prometheus_url, at};

@@ -104,6 +104,14 @@ NodeUsage read_node(const Reader& reader, const json& value, const std::string& 
       node, path,
       {"cpu", "memory", "cpuMin", "cpuMax", "memoryMin", "memoryMax", "metricResource"});
   NodeUsage usage;
+  // A MetricResource-only fetch measured no cpu or memory: such a node carries metricResource
+  // alone (loadshift snapshot writes it so).
+  if (!node.contains("cpu") && !node.contains("memory") && node.contains("metricResource")) {
+    reader.only_fields(node, path, {"metricResource"});
+    usage.cpu_memory_measured = false;
+    usage.metric_resource = optional_percent(reader, node, path, "metricResource");
+    return usage;
+  }
   usage.cpu.percent = reader.number(reader.required(node, path, "cpu", kPercent),
                                     child_path(path, "cpu"), 0, 100, kPercent);
   usage.memory.percent = reader.number(reader.required(node, path, "memory", kPercent),

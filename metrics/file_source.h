@@ -4,7 +4,9 @@
 // Node values are percent (0..100); pod cpu is millicores, pod memory bytes. A node may also carry
 // "cpuMin", "cpuMax", "memoryMin", "memoryMax" (percent over the sustain period) and
 // "metricResource" (percent 0..100: LowNodeUtilization's MetricResource for metricsUtilization
-// source Prometheus, what its query would answer times 100; absent: that node has none).
+// source Prometheus, what its query would answer times 100; absent: that node has none). A node
+// with "metricResource" and neither "cpu" nor "memory" is known by its MetricResource alone (its
+// cpu and memory were not measured), as a MetricResource-only fetch knows it.
 #pragma once
 
 #include <string>

@@ -14,7 +14,7 @@
 #include <thread>
 #include <vector>
 
-#include "metrics/http_client.h"
+#include "http/http_client.h"
 #include "metrics/node_matcher.h"
 #include "metrics/prometheus_response.h"
 #include "metrics/promql_text.h"
@@ -23,6 +23,27 @@
 namespace loadshift::metrics {
 
 namespace {
+
+// One query over the shared HTTP layer; transport failures become QueryFailures with the reasons
+// the self metrics count: timeout (retryable), connect (retryable unless TLS or a bad URL),
+// bad_response for a body over the limit.
+http::HttpAnswer post_query(http::HttpClient& client, const http::HttpRequest& request) {
+  try {
+    return client.send(request);
+  } catch (const http::TransportError& e) {
+    using Kind = http::TransportError::Kind;
+    switch (e.kind()) {
+      case Kind::kTimeout:
+        throw QueryFailure("timeout", std::string("timeout: ") + e.what(), true);
+      case Kind::kTooLarge:
+        throw QueryFailure("bad_response", e.what(), false);
+      case Kind::kConnect:
+        throw QueryFailure("connect", e.what(), true);
+      default:
+        throw QueryFailure("connect", e.what(), false);
+    }
+  }
+}
 
 using SteadyClock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
@@ -153,12 +174,13 @@ QueryAnswer PrometheusSource::Impl::run(std::string name, std::string promql,
   auto started = SteadyClock::now();
   int attempts = 0;
   try {
-    HttpClient client;
-    HttpRequest request;
+    http::HttpClient client;
+    http::HttpRequest request;
+    request.method = "POST";
     request.url = url;
     request.headers = headers;
-    request.ca_file = settings.ca_file;
-    request.insecure_skip_verify = settings.insecure_skip_verify;
+    request.tls.ca_file = settings.ca_file;
+    request.tls.insecure_skip_verify = settings.insecure_skip_verify;
     milliseconds backoff = kFirstBackoff;
     while (true) {
       auto remaining = std::chrono::duration_cast<milliseconds>(deadline - SteadyClock::now());
@@ -166,15 +188,16 @@ QueryAnswer PrometheusSource::Impl::run(std::string name, std::string promql,
         throw QueryFailure("timeout", "no time left in the " + std::to_string(settings.timeout_ms) +
                                           " ms timeout");
       }
-      request.form_body =
-          HttpClient::form_encode({{"query", answer.promql},
+      request.body =
+          http::HttpClient::form_encode({{"query", answer.promql},
                                    {"time", unix_text(evaluation_time)},
                                    {"timeout", prometheus_duration(server_timeout(remaining))}});
       try {
         ++attempts;
         ++requests;
-        HttpAnswer http = client.post(request, remaining);
-        answer.result = decode_http_answer(http.status, http.body);
+        request.timeout = remaining;
+        http::HttpAnswer reply = post_query(client, request);
+        answer.result = decode_http_answer(reply.status, reply.body);
         break;
       } catch (const QueryFailure& failure) {
         count_error(answer.name, failure.reason());

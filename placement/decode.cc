@@ -1,6 +1,7 @@
 #include "placement/decode.h"
 
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <new>
 #include <optional>
 #include <utility>
@@ -61,6 +62,7 @@ struct JsonSnapshotDecoder::State : JsonItemSplitter::Listener {
 
   void feed(std::string_view bytes);
   void finish();
+  void read_list_metadata();
   void record(ObjectResult result);
   void stop(std::string message);
   std::string text_of(std::string_view raw_value);
@@ -124,6 +126,19 @@ void JsonSnapshotDecoder::State::record(ObjectResult result) {
   }
 }
 
+// The list's own metadata (small: the items are not in top_level()).
+void JsonSnapshotDecoder::State::read_list_metadata() {
+  nlohmann::json top = nlohmann::json::parse(splitter.top_level().view(), nullptr, false);
+  if (!top.is_object() || !top.contains("metadata") || !top["metadata"].is_object()) return;
+  const nlohmann::json& metadata = top["metadata"];
+  if (metadata.contains("resourceVersion") && metadata["resourceVersion"].is_string()) {
+    summary.list_resource_version = metadata["resourceVersion"].get<std::string>();
+  }
+  if (metadata.contains("continue") && metadata["continue"].is_string()) {
+    summary.list_continue = metadata["continue"].get<std::string>();
+  }
+}
+
 void JsonSnapshotDecoder::State::stop(std::string message) {
   add_error(summary, DecodeError{"document", "", std::move(message)});
   stopped = true;
@@ -145,7 +160,10 @@ void JsonSnapshotDecoder::State::finish() {
     return;
   }
   // A list without items ("items": null) is an empty list, not an object of kind PodList.
-  if (splitter.has_items() || (list_kind && is_list_kind(*list_kind))) return;
+  if (splitter.has_items() || (list_kind && is_list_kind(*list_kind))) {
+    read_list_metadata();
+    return;
+  }
   ObjectSource source;
   source.label = "document";
   source.missing_kind_message = "missing";

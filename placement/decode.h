@@ -42,6 +42,9 @@ struct DecodeSummary {
   std::map<std::string, size_t> skipped;   // kind -> count of objects of kinds not read
   std::vector<DecodeError> errors;         // at most kMaxErrors, then `errors_dropped` counts
   size_t errors_dropped = 0;
+  // For a list document (a page of an API LIST): its metadata.resourceVersion and
+  // metadata.continue; empty when absent or for a single object.
+  std::string list_resource_version, list_continue;
   static constexpr size_t kMaxErrors = 200;
 
   bool ok() const { return errors.empty() && errors_dropped == 0; }

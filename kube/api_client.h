@@ -1,0 +1,89 @@
+// Requests to the Kubernetes API server: authentication, client-side rate limits, retries with
+// backoff, and errors a person can act on. Thread-safe: each call uses its own connection from a
+// small pool.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+#include "http/http_client.h"
+#include "kube/cluster_access.h"
+
+namespace loadshift::kube {
+
+// An answer the request cannot go on from. `status` is the HTTP status (0: no answer at all: the
+// connection, TLS or the credentials failed); `reason` the API Status reason ("Forbidden",
+// "Expired", "NotFound", ...) or a short word for transport failures ("Connect", "Tls",
+// "Timeout"). The message says what happened, to whom, and what to check:
+//   "GET https://10.0.0.1:6443/api/v1/nodes: the token was refused (401 Unauthorized); check the
+//    token in /var/run/.../token (in-cluster service account)"
+//   "... 403: nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\"
+//    at the cluster scope; grant that RBAC verb and resource to the user"
+class ApiError : public std::runtime_error {
+ public:
+  ApiError(long status, std::string reason, const std::string& message)
+      : std::runtime_error(message), status_(status), reason_(std::move(reason)) {}
+  long status() const { return status_; }
+  const std::string& reason() const { return reason_; }
+
+ private:
+  long status_;
+  std::string reason_;
+};
+
+// Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).
+struct RateLimit {
+  double qps = 5;   // requests per second, sustained; <= 0: unlimited
+  int burst = 10;   // requests allowed at once
+};
+
+struct ClientOptions {
+  RateLimit rate;
+  std::chrono::milliseconds request_timeout{60000};  // non-streaming requests
+  int max_attempts = 5;  // 429, 5xx and connection failures are retried up to this many times
+  std::chrono::milliseconds first_backoff{200};
+  std::chrono::milliseconds max_backoff{5000};
+};
+
+class ApiClient {
+ public:
+  explicit ApiClient(ClusterAccess access, ClientOptions options = {});
+  ~ApiClient();
+  ApiClient(const ApiClient&) = delete;
+  ApiClient& operator=(const ApiClient&) = delete;
+
+  const ClusterAccess& access() const { return access_; }
+
+  // GET `path` ("/api/v1/nodes?limit=500") and return the body of a 2xx answer. Retries 429
+  // (honouring Retry-After), 5xx and connection failures with backoff; refreshes an exec
+  // credential once after a 401. Throws ApiError for anything else (the Status message quoted).
+  std::string get(const std::string& path);
+
+  // GET `path` and hand the body of a 2xx answer to `on_body` as it arrives (never held whole).
+  // Retries as get() does, but only before the first body byte: a stream that breaks midway
+  // throws ApiError (reason "Interrupted"), and the caller starts over. `on_body` returning false
+  // stops the request quietly.
+  void stream(const std::string& path, const std::function<bool(std::string_view)>& on_body,
+              std::chrono::milliseconds idle_timeout = std::chrono::milliseconds{0});
+
+  // True when the API serves `group_version` ("topology.volcano.sh/v1alpha1", "v1"): discovery
+  // answers it; false for 404 (a CRD that is not installed). Other failures throw ApiError.
+  bool serves(const std::string& group_version);
+
+  // Requests sent so far (attempts included), for tests and benchmarks.
+  size_t requests_sent() const;
+
+ private:
+  struct Impl;
+  // One GET with retries; `on_body` null: the 2xx body is collected into *body.
+  void exchange(const std::string& path, const std::function<bool(std::string_view)>* on_body,
+                std::string* body, std::chrono::milliseconds idle_timeout);
+  ClusterAccess access_;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loadshift::kube

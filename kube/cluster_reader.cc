@@ -1,0 +1,124 @@
+// read_cluster(): paginated lists streamed into the decoder.
+#include "kube/cluster_reader.h"
+
+#include <iterator>
+
+#include "http/http_client.h"
+
+namespace loadshift::kube {
+namespace {
+
+template <typename T>
+void move_all(std::vector<T>& into, std::vector<T>& from) {
+  if (into.empty()) {
+    into = std::move(from);
+  } else {
+    into.insert(into.end(), std::make_move_iterator(from.begin()),
+                std::make_move_iterator(from.end()));
+  }
+  from.clear();
+}
+
+std::string group_version_of(const Collection& c) {
+  return c.api_version;
+}
+
+// One list of `collection` into `out`: every page, restarting on an expired continue token.
+void read_collection(ApiClient& client, const Collection& collection, const ReadOptions& options,
+                     PageObserver* observer, ClusterRead& read) {
+  placement::Snapshot whole;
+  std::vector<placement::DecodeError> errors;
+  std::string continue_token;
+  int restarts = 0, retries = 0;
+  while (true) {
+    std::string path = collection.path + "?limit=" + std::to_string(options.page_size);
+    if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
+    placement::Snapshot page;
+    placement::JsonSnapshotDecoder decoder(&page);
+    if (observer != nullptr) observer->begin_page(collection);
+    try {
+      client.stream(path, [&](std::string_view bytes) {
+        decoder.feed(bytes);
+        if (observer != nullptr) observer->page_bytes(bytes);
+        return true;
+      });
+    } catch (const ApiError& e) {
+      if (observer != nullptr) observer->end_page(false);
+      if (e.status() == 410 && !continue_token.empty() && restarts < options.max_restarts) {
+        // The continue token's snapshot is gone: the list starts over, consistently.
+        ++restarts;
+        ++read.restarts;
+        whole = placement::Snapshot{};
+        errors.clear();
+        continue_token.clear();
+        if (observer != nullptr) observer->restart(collection);
+        continue;
+      }
+      if (e.reason() == "Interrupted" && retries < 3) {
+        ++retries;  // the page broke off midway: ask for the same page again
+        continue;
+      }
+      throw;
+    }
+    placement::DecodeSummary summary = decoder.finish();
+    if (observer != nullptr) observer->end_page(true);
+    ++read.pages;
+    for (placement::DecodeError& error : summary.errors) errors.push_back(std::move(error));
+    append_snapshot(whole, std::move(page));
+    continue_token = summary.list_continue;
+    if (continue_token.empty()) break;
+  }
+  append_snapshot(read.snapshot, std::move(whole));
+  for (placement::DecodeError& error : errors) read.errors.push_back(std::move(error));
+}
+
+}  // namespace
+
+const std::vector<Collection>& plan_collections() {
+  static const std::vector<Collection> collections = {
+      {"/api/v1/nodes", "Node", "v1", false, "Nodes"},
+      {"/api/v1/pods", "Pod", "v1", false, "Pods"},
+      {"/apis/policy/v1/poddisruptionbudgets", "PodDisruptionBudget", "policy/v1", false,
+       "PodDisruptionBudgets"},
+      {"/apis/scheduling.k8s.io/v1/priorityclasses", "PriorityClass", "scheduling.k8s.io/v1",
+       false, "PriorityClasses"},
+      {"/api/v1/persistentvolumeclaims", "PersistentVolumeClaim", "v1", false,
+       "PersistentVolumeClaims"},
+      {"/api/v1/persistentvolumes", "PersistentVolume", "v1", false, "PersistentVolumes"},
+      {"/apis/storage.k8s.io/v1/csinodes", "CSINode", "storage.k8s.io/v1", false, "CSINodes"},
+      {"/apis/topology.volcano.sh/v1alpha1/hypernodes", "HyperNode",
+       "topology.volcano.sh/v1alpha1", true, "HyperNodes"},
+      {"/apis/batch.volcano.sh/v1alpha1/jobs", "Job", "batch.volcano.sh/v1alpha1", true,
+       "Volcano Jobs"},
+      {"/apis/scheduling.volcano.sh/v1beta1/podgroups", "PodGroup",
+       "scheduling.volcano.sh/v1beta1", true, "PodGroups"},
+  };
+  return collections;
+}
+
+void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from) {
+  move_all(into.nodes, from.nodes);
+  move_all(into.pods, from.pods);
+  move_all(into.priority_classes, from.priority_classes);
+  move_all(into.pdbs, from.pdbs);
+  move_all(into.hyper_nodes, from.hyper_nodes);
+  move_all(into.jobs, from.jobs);
+  move_all(into.pod_groups, from.pod_groups);
+  move_all(into.persistent_volume_claims, from.persistent_volume_claims);
+  move_all(into.persistent_volumes, from.persistent_volumes);
+  move_all(into.csi_nodes, from.csi_nodes);
+}
+
+ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObserver* observer) {
+  ClusterRead read;
+  for (const Collection& collection : plan_collections()) {
+    if (collection.custom && !client.serves(group_version_of(collection))) {
+      read.not_installed.push_back(collection.description + " (" + collection.api_version + ")");
+      continue;
+    }
+    read_collection(client, collection, options, observer, read);
+  }
+  return read;
+}
+
+}  // namespace loadshift::kube
