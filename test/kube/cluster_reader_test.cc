@@ -1,0 +1,143 @@
+// read_cluster() against the fake API server: pagination, the same Snapshot as the file,
+// missing CRDs, an expired continue token mid-list, a page that breaks off, RBAC refusals.
+#include <catch2/catch.hpp>
+
+#include "controller/snapshot_files.h"
+#include "kube/cluster_reader.h"
+#include "test/kube/fake_api_server.h"
+#include "test/kube/seed_cluster.h"
+
+using namespace loadshift::kube;
+using loadshift::testing::FakeApiServer;
+
+namespace {
+
+ClusterAccess access_to(const FakeApiServer& server, const std::string& token = "admin-token") {
+  ClusterAccess access;
+  access.server = server.url();
+  access.tls.ca_file = server.ca_file();
+  access.credentials = Credentials::from_token(token);
+  access.origin = "test";
+  return access;
+}
+
+ClientOptions fast() {
+  ClientOptions options;
+  options.rate.qps = 0;
+  options.first_backoff = std::chrono::milliseconds(10);
+  return options;
+}
+
+std::vector<std::string> pod_names(const loadshift::placement::Snapshot& snapshot) {
+  std::vector<std::string> names;
+  for (const auto& pod : snapshot.pods) names.push_back(pod.meta.namespace_ + "/" + pod.meta.name);
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+loadshift::placement::Snapshot seed_from_file() {
+  loadshift::placement::Snapshot snapshot;
+  auto summary = loadshift::controller::read_snapshot_files(
+      {std::string(LOADSHIFT_SOURCE_DIR) + "/examples/seed-cluster/cluster.yaml"}, &snapshot);
+  REQUIRE(summary.ok());
+  return snapshot;
+}
+
+// Calls `action` at the end of the first complete page of `collection`.
+class AfterFirstPage : public PageObserver {
+ public:
+  AfterFirstPage(std::string collection, std::function<void()> action)
+      : collection_(std::move(collection)), action_(std::move(action)) {}
+  void begin_page(const Collection& c) override { current_ = c.path; }
+  void page_bytes(std::string_view) override {}
+  void end_page(bool complete) override {
+    if (complete && current_ == collection_ && !done_) {
+      done_ = true;
+      action_();
+    }
+  }
+  void restart(const Collection&) override { ++restarts; }
+  int restarts = 0;
+
+ private:
+  std::string collection_, current_;
+  std::function<void()> action_;
+  bool done_ = false;
+};
+
+}  // namespace
+
+TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][read]") {
+  FakeApiServer server;
+  size_t served = loadshift::testing::serve_seed_cluster(server);
+  REQUIRE(served == 41);
+  ApiClient client(access_to(server), fast());
+  ReadOptions options;
+  options.page_size = 3;
+  ClusterRead read = read_cluster(client, options);
+  CHECK(read.errors.empty());
+  CHECK(read.not_installed.empty());
+  loadshift::placement::Snapshot file = seed_from_file();
+  CHECK(read.snapshot.nodes.size() == file.nodes.size());
+  CHECK(pod_names(read.snapshot) == pod_names(file));
+  CHECK(read.snapshot.hyper_nodes.size() == file.hyper_nodes.size());
+  CHECK(read.snapshot.jobs.size() == file.jobs.size());
+  CHECK(read.snapshot.pod_groups.size() == file.pod_groups.size());
+  CHECK(read.snapshot.priority_classes.size() == file.priority_classes.size());
+  // 20 pods in pages of 3: 7 pages, each asked with the previous page's continue token.
+  size_t pod_pages = 0, with_continue = 0;
+  for (const auto& request : server.requests()) {
+    if (request.path != "/api/v1/pods") continue;
+    ++pod_pages;
+    with_continue += request.query.find("continue=") != std::string::npos;
+    CHECK_THAT(request.query, Catch::Contains("limit=3"));
+  }
+  CHECK(pod_pages == 7);
+  CHECK(with_continue == 6);
+}
+
+TEST_CASE("cluster read: CRDs that are not installed are noted, not errors", "[kube][read]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
+  server.set_group_version_installed("batch.volcano.sh/v1alpha1", false);
+  ApiClient client(access_to(server), fast());
+  ClusterRead read = read_cluster(client);
+  CHECK(read.snapshot.hyper_nodes.empty());
+  CHECK(read.snapshot.jobs.empty());
+  CHECK(read.snapshot.pod_groups.size() == 2);
+  CHECK(read.not_installed == std::vector<std::string>{"HyperNodes (topology.volcano.sh/v1alpha1)",
+                                                       "Volcano Jobs (batch.volcano.sh/v1alpha1)"});
+}
+
+TEST_CASE("cluster read: an expired continue token starts the list over", "[kube][read]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server), fast());
+  AfterFirstPage expire("/api/v1/pods", [&] { server.expire_continue_tokens(); });
+  ReadOptions options;
+  options.page_size = 5;
+  ClusterRead read = read_cluster(client, options, &expire);
+  CHECK(read.restarts == 1);
+  CHECK(expire.restarts == 1);
+  CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));  // no pod twice, none lost
+}
+
+TEST_CASE("cluster read: a page that breaks off is asked again", "[kube][read]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server), fast());
+  server.drop_next("/api/v1/pods", 1);
+  ClusterRead read = read_cluster(client);
+  CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));
+}
+
+TEST_CASE("cluster read: a collection the user may not list stops the read", "[kube][read]") {
+  loadshift::testing::FakeApiServerOptions options;
+  options.tokens = {{"tester-token", "tester"}};
+  FakeApiServer server(options);
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server, "tester-token"), fast());
+  CHECK_THROWS_WITH(read_cluster(client),
+                    Catch::Contains("403 Forbidden") && Catch::Contains("\"nodes\""));
+}
