@@ -294,15 +294,24 @@ TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dro
   }
   CHECK(c->Get("/api/v1/nodes")->status == 200);  // the rules are used up
 
-  auto e403 = c->Get("/api/v1/namespaces/demo/pods");
+  auto e403 = c->Get("/api/v1/pods");
   REQUIRE(e403);
   CHECK(e403->status == 403);
-  CHECK(body_json(e403)["message"] == "pods is forbidden: User \"admin\" cannot list resource \"pods\" in API group \"\" in the namespace \"demo\"");
+  CHECK(e403->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"admin\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403})" "\n");
+  CHECK(e403->get_header_value("X-Content-Type-Options") == "nosniff");
   auto e401 = c->Get("/api/v1/pods");
   REQUIRE(e401);
   CHECK(e401->status == 401);
   CHECK(body_json(e401)["message"] == "Unauthorized");
+  CHECK_FALSE(e401->has_header("X-Kubernetes-Pf-Flowschema-Uid"));
   CHECK(c->Get("/api/v1/pods")->status == 200);
+
+  // The prefix is a path prefix: a namespaced list is another path.
+  server.fail_next("/api/v1/namespaces/demo/pods", 403);
+  auto ns403 = c->Get("/api/v1/namespaces/demo/pods/web-1");
+  REQUIRE(ns403);
+  CHECK(body_json(ns403)["message"] == "pods \"web-1\" is forbidden: User \"admin\" cannot get resource \"pods\" in API group \"\" in the namespace \"demo\"");
+  CHECK(body_json(ns403)["details"] == json{{"name", "web-1"}, {"kind", "pods"}});
 
   server.drop_next("/api/v1/pods");
   auto dropped = c->Get("/api/v1/pods");

@@ -366,6 +366,7 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     remaining = static_cast<size_t>(std::max(0L, count));
     token = encode_continue(static_cast<int64_t>(snapshot), last_key.substr(prefix.size()) + '\0');
     issued_tokens_.insert(token);
+    expired_tokens_.erase(token);  // issued again (same snapshot, same key): good again
   }
   answer.head = list_head_tail(r, snapshot, token, remaining, answer.tail);
   return answer;
