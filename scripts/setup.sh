@@ -8,7 +8,7 @@ packages=(
   clang libclang-rt-14-dev clang-format
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
-  prometheus
+  prometheus libcpp-httplib-dev libssl-dev
 )
 
 missing=()

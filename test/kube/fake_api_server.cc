@@ -1,0 +1,575 @@
+#include "test/kube/fake_api_server.h"
+
+#include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <openssl/ssl.h>
+#include <openssl/x509.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <deque>
+#include <filesystem>
+#include <fstream>
+#include <httplib.h>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "test/kube/fake_api_responses.h"
+#include "test/kube/fake_api_store.h"
+#include "test/kube/fake_api_tls.h"
+
+namespace loadshift::testing {
+namespace {
+
+constexpr size_t kChunkedAbove = 2048;  // Go's net/http buffers 2 KB before it goes chunked
+constexpr size_t kWriteBatch = 64 * 1024;
+constexpr int kDefaultWatchTimeoutSeconds = 30;
+
+// The socket of a connection, found by its two ports (httplib does not hand it to handlers).
+int find_socket(int local_port, int remote_port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0') continue;
+    sockaddr_storage local{}, peer{};
+    socklen_t local_len = sizeof local, peer_len = sizeof peer;
+    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
+        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 ||
+        local.ss_family != AF_INET || peer.ss_family != AF_INET) {
+      continue;
+    }
+    if (ntohs(reinterpret_cast<sockaddr_in&>(local).sin_port) == local_port &&
+        ntohs(reinterpret_cast<sockaddr_in&>(peer).sin_port) == remote_port) {
+      found = static_cast<int>(fd);
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+bool peer_has_closed(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::optional<uint64_t> parse_rv(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  try {
+    size_t used = 0;
+    uint64_t v = std::stoull(text, &used);
+    if (used == text.size()) return v;
+  } catch (const std::exception&) {
+  }
+  return std::nullopt;
+}
+
+struct Injection {
+  std::string prefix;
+  bool drop = false;
+  int status = 0;
+  int times = 1;
+  std::optional<int> retry_after;
+};
+
+struct Identity {
+  std::string user;
+  bool admin = false;
+};
+
+std::string verb_of(const httplib::Request& req, const ResourcePath& p) {
+  const bool watch = req.get_param_value("watch") == "1" || req.get_param_value("watch") == "true";
+  if (req.method == "GET") return p.name.empty() ? (watch ? "watch" : "list") : "get";
+  if (req.method == "POST") return "create";
+  if (req.method == "PUT") return "update";
+  if (req.method == "PATCH") return "patch";
+  if (req.method == "DELETE") return p.name.empty() ? "deletecollection" : "delete";
+  return lower(req.method);
+}
+
+}  // namespace
+
+struct FakeApiServer::Impl {
+  FakeApiServerOptions options;
+  TestPki pki;
+  std::filesystem::path dir;
+  std::string ca_pem;
+  std::unique_ptr<httplib::Server> server;
+  std::thread thread;
+  int port = 0;
+  ObjectStore store;
+
+  mutable std::mutex mu;  // requests, injections, installed
+  std::vector<RecordedRequest> requests;
+  std::deque<Injection> injections;
+  std::map<std::string, bool> installed;  // group/version -> installed
+
+  void handle(const httplib::Request& req, httplib::Response& res);
+  bool is_installed(const std::string& gv) {
+    std::lock_guard lock(mu);
+    auto it = installed.find(gv);
+    return it != installed.end() && it->second;
+  }
+  std::optional<Injection> take_injection(const std::string& path) {
+    std::lock_guard lock(mu);
+    for (auto it = injections.begin(); it != injections.end(); ++it) {
+      if (!path.starts_with(it->prefix)) continue;
+      Injection out = *it;
+      if (--it->times <= 0) injections.erase(it);
+      return out;
+    }
+    return std::nullopt;
+  }
+  std::optional<Identity> authenticate(const httplib::Request& req);
+  void discovery(const std::string& path, httplib::Response& res);
+  void serve_list(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
+                  const ResourcePath& p);
+  void serve_watch(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
+                   const ResourcePath& p, bool cut_after_start, int fd);
+};
+
+namespace {
+
+void common_headers(httplib::Response& res, int status, bool apf = true) {
+  res.status = status;
+  res.set_header("Cache-Control", "no-cache, private");
+  res.set_header("Date", http_date());
+  if (apf) {
+    res.set_header("X-Kubernetes-Pf-Flowschema-Uid", "374f45b5-acd7-47af-93a7-2685609f2170");
+    res.set_header("X-Kubernetes-Pf-Prioritylevel-Uid", "5fef2f10-8e93-43b3-b1b0-d0f5504a188a");
+  }
+}
+
+// A JSON body, chunked when over 2 KB like the real server, else with Content-Length.
+void json_answer(httplib::Response& res, int status, std::string body, bool apf = true) {
+  common_headers(res, status, apf);
+  if (status == 403) res.set_header("X-Content-Type-Options", "nosniff");
+  if (body.size() <= kChunkedAbove) {
+    res.set_content(body, "application/json");
+    return;
+  }
+  auto shared = std::make_shared<std::string>(std::move(body));
+  res.set_chunked_content_provider("application/json", [shared](size_t offset, httplib::DataSink& sink) {
+    if (offset >= shared->size()) {
+      sink.done();
+      return true;
+    }
+    const size_t n = std::min(kWriteBatch, shared->size() - offset);
+    return sink.write(shared->data() + offset, n);
+  });
+}
+
+void not_found_page(httplib::Response& res) {
+  common_headers(res, 404);
+  res.set_header("X-Content-Type-Options", "nosniff");
+  res.set_content("404 page not found\n", "text/plain; charset=utf-8");
+}
+
+}  // namespace
+
+std::optional<Identity> FakeApiServer::Impl::authenticate(const httplib::Request& req) {
+  if (req.ssl != nullptr) {
+    X509* peer = SSL_get1_peer_certificate(req.ssl);
+    if (peer != nullptr) {
+      Identity id;
+      bool ok = SSL_get_verify_result(req.ssl) == X509_V_OK;
+      X509_NAME* subject = X509_get_subject_name(peer);
+      char buf[256];
+      if (ok && X509_NAME_get_text_by_NID(subject, NID_commonName, buf, sizeof buf) > 0) id.user = buf;
+      for (int i = -1; ok && (i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) >= 0;) {
+        ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
+        std::string org(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
+                        static_cast<size_t>(ASN1_STRING_length(data)));
+        if (org == "system:masters") id.admin = true;
+      }
+      X509_free(peer);
+      if (ok && !id.user.empty()) {
+        id.admin = id.admin || id.user == "admin";
+        return id;
+      }
+    }
+  }
+  const std::string auth = req.get_header_value("Authorization");
+  if (!auth.starts_with("Bearer ")) return std::nullopt;
+  auto it = options.tokens.find(auth.substr(7));
+  if (it == options.tokens.end()) return std::nullopt;
+  return Identity{it->second, it->second == "admin"};
+}
+
+void FakeApiServer::Impl::discovery(const std::string& path, httplib::Response& res) {
+  const std::string address = json_string("127.0.0.1:" + std::to_string(port));
+  if (path == "/api") {
+    json_answer(res, 200, R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":)" + address + "}]}\n");
+    return;
+  }
+  const auto resources = store.resources();
+  if (path == "/apis") {
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups = builtin_groups();
+    for (const auto& r : resources) {
+      if (!r.custom) continue;
+      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == r.group; });
+      if (g == groups.end()) {
+        groups.push_back({r.group, {r.version}});
+      } else if (std::find(g->second.begin(), g->second.end(), r.version) == g->second.end()) {
+        g->second.push_back(r.version);
+      }
+    }
+    std::string body = R"({"kind":"APIGroupList","apiVersion":"v1","groups":[)";
+    bool first_group = true;
+    for (const auto& [group, versions] : groups) {
+      std::vector<std::string> live;
+      for (const auto& v : versions) {
+        if (is_installed(group + "/" + v)) live.push_back(v);
+      }
+      if (live.empty()) continue;
+      body += (first_group ? "" : ",") + std::string(R"({"name":)") + json_string(group) + R"(,"versions":[)";
+      first_group = false;
+      for (size_t i = 0; i < live.size(); ++i) {
+        body += (i ? "," : "") + std::string(R"({"groupVersion":)") + json_string(group + "/" + live[i]) +
+                R"(,"version":)" + json_string(live[i]) + "}";
+      }
+      body += R"(],"preferredVersion":{"groupVersion":)" + json_string(group + "/" + live[0]) +
+              R"(,"version":)" + json_string(live[0]) + "}}";
+    }
+    json_answer(res, 200, body + "]}\n");
+    return;
+  }
+  auto p = parse_resource_path(path);  // /api/v1 or /apis/G/V
+  const std::string gv = p->group_version();
+  std::string body = R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":)" + json_string(gv) +
+                     R"(,"resources":[)";
+  bool first = true;
+  for (const auto& r : resources) {
+    if (r.group_version() != gv) continue;
+    const std::string singular = r.custom ? json_string(lower(r.kind)) : R"("")";
+    const std::string verbs =
+        r.custom ? R"(["delete","deletecollection","get","list","patch","create","update","watch"])"
+                 : R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
+    body += (first ? "" : ",") + std::string(R"({"name":)") + json_string(r.resource) +
+            R"(,"singularName":)" + singular + R"(,"namespaced":)" + (r.namespaced ? "true" : "false") +
+            R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":)" + verbs +
+            (r.short_name.empty() ? "" : R"(,"shortNames":[)" + json_string(r.short_name) + "]") + "}";
+    first = false;
+    body += R"(,{"name":)" + json_string(r.resource + "/status") + R"(,"singularName":"","namespaced":)" +
+            (r.namespaced ? "true" : "false") + R"(,"kind":)" + json_string(r.kind) +
+            R"(,"verbs":["get","patch","update"]})";
+  }
+  json_answer(res, 200, body + "]}\n");
+}
+
+void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Response& res,
+                                     const FakeResource& r, const ResourcePath& p) {
+  ListQuery q;
+  q.ns = r.namespaced ? p.ns : "";
+  if (req.has_param("limit")) q.limit = static_cast<size_t>(parse_rv(req.get_param_value("limit")).value_or(0));
+  q.continue_token = req.get_param_value("continue");
+  q.resource_version = parse_rv(req.get_param_value("resourceVersion"));
+  q.exact = req.get_param_value("resourceVersionMatch") == "Exact";
+  ListAnswer answer = store.list(r, q);
+  if (answer.status != 200) {
+    json_answer(res, answer.status, answer.error_body);
+    return;
+  }
+  common_headers(res, 200);
+  if (answer.body_size() <= kChunkedAbove) {
+    std::string body = answer.head;
+    for (size_t i = 0; i < answer.items.size(); ++i) {
+      if (i) body += ',';
+      body += answer.items[i]->item;
+    }
+    body += answer.tail;
+    res.set_content(body, "application/json");
+    return;
+  }
+  // Streamed in batches of ~64 KB, built from the serialized items (no document in memory).
+  struct Cursor {
+    ListAnswer answer;
+    size_t next = 0;
+    bool head_sent = false, tail_sent = false;
+  };
+  auto cursor = std::make_shared<Cursor>(Cursor{std::move(answer)});
+  res.set_chunked_content_provider("application/json", [cursor](size_t, httplib::DataSink& sink) {
+    if (cursor->tail_sent) {
+      sink.done();
+      return true;
+    }
+    std::string batch;
+    if (!cursor->head_sent) {
+      batch = cursor->answer.head;
+      cursor->head_sent = true;
+    }
+    auto& items = cursor->answer.items;
+    while (cursor->next < items.size() && batch.size() < kWriteBatch) {
+      if (cursor->next) batch += ',';
+      batch += items[cursor->next++]->item;
+    }
+    if (cursor->next == items.size()) {
+      batch += cursor->answer.tail;
+      cursor->tail_sent = true;
+    }
+    return sink.write(batch.data(), batch.size());
+  });
+}
+
+void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Response& res,
+                                      const FakeResource& r, const ResourcePath& p, bool cut_after_start,
+                                      int fd) {
+  std::optional<uint64_t> rv = parse_rv(req.get_param_value("resourceVersion"));
+  const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
+  int timeout = kDefaultWatchTimeoutSeconds;
+  if (req.has_param("timeoutSeconds")) {
+    timeout = static_cast<int>(parse_rv(req.get_param_value("timeoutSeconds")).value_or(kDefaultWatchTimeoutSeconds));
+  }
+  auto watch = store.open_watch(r, r.namespaced ? p.ns : "", rv, bookmarks == "true" || bookmarks == "1");
+  if (cut_after_start) watch->cut_after_queued = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  common_headers(res, 200);
+  ObjectStore* store_ptr = &store;
+  res.set_chunked_content_provider(
+      "application/json",
+      [store_ptr, watch, deadline, fd](size_t, httplib::DataSink& sink) {
+        std::shared_ptr<const std::string> event;
+        switch (store_ptr->next_event(*watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
+          case ObjectStore::Next::kEvent:
+            return sink.write(event->data(), event->size());
+          case ObjectStore::Next::kEnd:
+            sink.done();
+            return true;
+          case ObjectStore::Next::kCut:
+            if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+            return false;
+        }
+        return false;
+      },
+      [store_ptr, watch](bool) { store_ptr->close_watch(watch); });
+}
+
+void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response& res) {
+  {
+    RecordedRequest rec{req.method, req.path, "", req.body, {}};
+    if (auto q = req.target.find('?'); q != std::string::npos) rec.query = req.target.substr(q + 1);
+    for (const auto& [name, value] : req.headers) {
+      if (name != "REMOTE_ADDR" && name != "REMOTE_PORT" && name != "LOCAL_ADDR" && name != "LOCAL_PORT") {
+        rec.headers[lower(name)] = value;
+      }
+    }
+    std::lock_guard lock(mu);
+    requests.push_back(std::move(rec));
+  }
+  const int fd = find_socket(port, req.remote_port);
+  const auto parsed = parse_resource_path(req.path);
+  const bool watch = req.get_param_value("watch") == "1" || req.get_param_value("watch") == "true";
+  const bool collection_get = req.method == "GET" && parsed && !parsed->resource.empty() && parsed->name.empty();
+  bool cut_after_start = false;
+  std::optional<Identity> id;
+  if (auto injection = take_injection(req.path)) {
+    if (injection->drop) {
+      if (!(watch && collection_get)) {
+        if (fd >= 0) ::shutdown(fd, SHUT_RDWR);  // httplib's answer then goes nowhere
+        res.status = 500;
+        return;
+      }
+      cut_after_start = true;
+    } else if (injection->status == 403) {
+      id = authenticate(req);
+      ResourcePath p = parsed.value_or(ResourcePath{});
+      json_answer(res, 403,
+                  forbidden_body(id ? id->user : "system:anonymous", verb_of(req, p),
+                                 p.resource.empty() ? req.path : p.resource, p.subresource, p.group, p.ns, p.name));
+      return;
+    } else {
+      json_answer(res, injection->status, injected_status_body(injection->status, injection->retry_after),
+                  injection->status != 401);
+      if (injection->status == 429 && injection->retry_after) {
+        res.set_header("Retry-After", std::to_string(*injection->retry_after));
+      }
+      return;
+    }
+  }
+  id = authenticate(req);
+  if (!id) {
+    json_answer(res, 401, status_body(401, "Unauthorized", "Unauthorized"), false);
+    return;
+  }
+  if (req.path == "/version") {
+    common_headers(res, 200);
+    res.set_content(
+        "{\n  \"major\": \"1\",\n  \"minor\": \"26\",\n  \"gitVersion\": \"v1.26.3\",\n  \"gitCommit\": "
+        "\"9e644106593f3f4aa98f8a84b23db5fa378900bd\",\n  \"gitTreeState\": \"clean\",\n  \"buildDate\": "
+        "\"2023-03-15T13:33:11Z\",\n  \"goVersion\": \"go1.19.8\",\n  \"compiler\": \"gc\",\n  \"platform\": "
+        "\"linux/amd64\"\n}",
+        "application/json");
+    return;
+  }
+  if (req.path == "/api" || req.path == "/apis" || req.path == "/api/" || req.path == "/apis/") {
+    discovery(req.path.substr(0, req.path.find_last_not_of('/') + 1), res);
+    return;
+  }
+  if (!parsed || !is_installed(parsed->group_version())) {
+    not_found_page(res);
+    return;
+  }
+  if (parsed->resource.empty()) {
+    if (req.method == "GET") {
+      discovery(req.path, res);
+    } else {
+      not_found_page(res);
+    }
+    return;
+  }
+  const FakeResource* r = store.find_resource(parsed->group, parsed->version, parsed->resource);
+  if (r == nullptr || (!r->namespaced && !parsed->ns.empty())) {
+    not_found_page(res);
+    return;
+  }
+  const std::string verb = verb_of(req, *parsed);
+  const bool allowed = id->admin || (r->resource == "pods" && r->group.empty() && parsed->subresource.empty() &&
+                                     (verb == "get" || verb == "list" || verb == "watch"));
+  if (!allowed) {
+    json_answer(res, 403, forbidden_body(id->user, verb, r->resource, parsed->subresource, r->group,
+                                         r->namespaced ? parsed->ns : "", parsed->name));
+    return;
+  }
+  if (req.method == "GET" && parsed->name.empty()) {
+    if (watch) {
+      serve_watch(req, res, *r, *parsed, cut_after_start, fd);
+    } else {
+      serve_list(req, res, *r, *parsed);
+    }
+    return;
+  }
+  if (req.method == "GET" && parsed->subresource.empty()) {
+    if (auto object = store.get(*r, parsed->ns, parsed->name)) {
+      json_answer(res, 200, *object);
+    } else {
+      json_answer(res, 404,
+                  status_body(404, "NotFound", r->resource + " " + json_string(parsed->name) + " not found",
+                              R"({"name":)" + json_string(parsed->name) + R"(,"kind":)" + json_string(r->resource) + "}"));
+    }
+    return;
+  }
+  json_answer(res, 405, status_body(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
+                                    R"({"name":)" + json_string(parsed->name) + R"(,"kind":)" + json_string(r->resource) + "}"));
+}
+
+FakeApiServer::FakeApiServer(FakeApiServerOptions options) : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.options = std::move(options);
+  s.pki = make_test_pki("cert-user", "system:masters");
+  s.ca_pem = s.pki.ca.cert_pem();
+  char tmpl[] = "/tmp/loadshift-fake-apiserver-XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) throw std::runtime_error("fake API server: mkdtemp failed");
+  s.dir = tmpl;
+  auto write = [&](const char* name, const std::string& text) {
+    std::ofstream(s.dir / name) << text;
+  };
+  write("ca.crt", s.ca_pem);
+  write("client.crt", s.pki.client.cert_pem());
+  write("client.key", s.pki.client.key_pem());
+  for (const auto& r : known_resources()) s.installed[r.group_version()] = true;
+  s.installed["v1"] = true;
+  for (const auto& [group, versions] : builtin_groups()) {
+    for (const auto& v : versions) s.installed[group + "/" + v] = true;
+  }
+
+  if (s.options.tls) {
+    s.server = std::make_unique<httplib::SSLServer>([&s](SSL_CTX& ctx) {
+      if (SSL_CTX_use_certificate(&ctx, s.pki.server.cert.get()) != 1 ||
+          SSL_CTX_use_PrivateKey(&ctx, s.pki.server.key.get()) != 1) {
+        return false;
+      }
+      X509_STORE* trusted = X509_STORE_new();
+      X509_STORE_add_cert(trusted, s.pki.ca.cert.get());
+      SSL_CTX_set_cert_store(&ctx, trusted);
+      // Like the apiserver: a client certificate is asked for, verified when given.
+      SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | (s.options.require_client_cert ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+                         nullptr);
+      return true;
+    });
+  } else {
+    s.server = std::make_unique<httplib::Server>();
+  }
+  if (!s.server->is_valid()) throw std::runtime_error("fake API server: TLS setup failed");
+  s.server->new_task_queue = [] { return new httplib::ThreadPool(24); };
+  s.server->set_keep_alive_max_count(1000);
+  s.server->set_tcp_nodelay(true);
+  auto handler = [&s](const httplib::Request& req, httplib::Response& res) { s.handle(req, res); };
+  s.server->Get(".*", handler);
+  s.server->Post(".*", handler);
+  s.server->Put(".*", handler);
+  s.server->Patch(".*", handler);
+  s.server->Delete(".*", handler);
+  s.port = s.server->bind_to_any_port("127.0.0.1");
+  if (s.port <= 0) throw std::runtime_error("fake API server: cannot listen on 127.0.0.1");
+  s.thread = std::thread([&s] { s.server->listen_after_bind(); });
+  while (!s.server->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+}
+
+FakeApiServer::~FakeApiServer() {
+  impl_->store.shutdown();
+  impl_->server->stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+  std::error_code ignored;
+  std::filesystem::remove_all(impl_->dir, ignored);
+}
+
+std::string FakeApiServer::url() const {
+  return std::string(impl_->options.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(impl_->port);
+}
+int FakeApiServer::port() const { return impl_->port; }
+std::string FakeApiServer::ca_file() const { return (impl_->dir / "ca.crt").string(); }
+std::string FakeApiServer::ca_pem() const { return impl_->ca_pem; }
+std::string FakeApiServer::client_cert_file() const { return (impl_->dir / "client.crt").string(); }
+std::string FakeApiServer::client_key_file() const { return (impl_->dir / "client.key").string(); }
+
+void FakeApiServer::set_objects(const std::string& collection, std::vector<nlohmann::json> objects) {
+  impl_->store.set_objects(collection, std::move(objects));
+}
+void FakeApiServer::set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects) {
+  impl_->store.set_objects_serialized(collection, objects);
+}
+void FakeApiServer::upsert(const std::string& collection, nlohmann::json object) {
+  impl_->store.upsert(collection, std::move(object));
+}
+bool FakeApiServer::remove(const std::string& collection, const std::string& ns, const std::string& name) {
+  return impl_->store.remove(collection, ns, name);
+}
+void FakeApiServer::set_group_version_installed(const std::string& group_version, bool installed) {
+  std::lock_guard lock(impl_->mu);
+  impl_->installed[group_version] = installed;
+}
+void FakeApiServer::fail_next(const std::string& path_prefix, int status, int times,
+                              std::optional<int> retry_after_seconds) {
+  std::lock_guard lock(impl_->mu);
+  impl_->injections.push_back(Injection{path_prefix, false, status, times, retry_after_seconds});
+}
+void FakeApiServer::drop_next(const std::string& path_prefix, int times) {
+  std::lock_guard lock(impl_->mu);
+  impl_->injections.push_back(Injection{path_prefix, true, 0, times, std::nullopt});
+}
+void FakeApiServer::drop_watches(const std::string& collection) { impl_->store.cut_watches(collection); }
+void FakeApiServer::expire_continue_tokens() { impl_->store.expire_continue_tokens(); }
+void FakeApiServer::compact() { impl_->store.compact(); }
+void FakeApiServer::send_bookmark(const std::string& collection) { impl_->store.send_bookmark(collection); }
+std::vector<RecordedRequest> FakeApiServer::requests() const {
+  std::lock_guard lock(impl_->mu);
+  return impl_->requests;
+}
+size_t FakeApiServer::watchers(const std::string& collection) const { return impl_->store.watchers(collection); }
+uint64_t FakeApiServer::resource_version() const { return impl_->store.resource_version(); }
+
+}  // namespace loadshift::testing

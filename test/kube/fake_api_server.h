@@ -1,0 +1,132 @@
+// A fake Kubernetes API server for the tests: it answers with the shapes, status codes and headers
+// of the recorded kube-apiserver v1.26.3 answers in ../shared/kube-api/ (see its README.md).
+//
+//   FakeApiServer server;                                   // https on 127.0.0.1, a free port
+//   server.set_objects("/api/v1/pods", {pod_a, pod_b});
+//   // point the client at server.url(), trusting server.ca_file(), with the token "admin-token"
+//
+// What it serves:
+// - Discovery: GET /version, /api, /api/v1, /apis, /apis/<group>/<version> (installed group
+//   versions only; a group/version that is not installed answers 404 text/plain "404 page not
+//   found" for every path under it, discovery and lists alike).
+// - Lists of every known collection (see fake_api_resources.cc), cluster-wide and, for namespaced ones, per
+//   namespace (/api/v1/namespaces/NS/pods): items in namespace/name order, `limit` and `continue`
+//   (tokens exactly like the real server's), `resourceVersion`, `resourceVersionMatch=Exact`;
+//   pages at an older resourceVersion are served as they were at that resourceVersion (a change
+//   log per collection, trimmed by compact()). `labelSelector` and `fieldSelector` are IGNORED:
+//   every object in the collection/namespace is returned.
+// - GET of one object (with kind and apiVersion), or the recorded 404 NotFound Status.
+// - Watches (`watch=1` or `watch=true`) with `resourceVersion` (absent or "0": an ADDED event per
+//   current object first; N: every change after N replayed), `allowWatchBookmarks`,
+//   `timeoutSeconds` (default 30 s; the stream then ends with the zero-length chunk, no event).
+//   Each event is one chunk holding one JSON line.
+// - Other methods on known resources answer 405 MethodNotAllowed for now (evictions, leases and
+//   events come with the next issue).
+// Authentication: a bearer token of options.tokens, or a client certificate signed by the CA (the
+// user is its CN, the groups its O). Missing or unknown credentials: 401 as recorded. The user
+// "admin" and members of group system:masters may do anything; every other user may only
+// get/list/watch pods (and read discovery), anything else is 403 in the recorded message format.
+// Every answer: compact JSON + "\n", Content-Type application/json, Cache-Control "no-cache,
+// private", Date, the API Priority and Fairness headers (not on 401). Answers over 2 KB go chunked,
+// smaller ones carry Content-Length, like Go's net/http.
+//
+// Thread-safe: the test thread may change objects while the server answers. Not copyable.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace loadshift::testing {
+
+struct FakeApiServerOptions {
+  // https with a CA generated at start (EC P-256 keys, a CA cert, a server cert for 127.0.0.1 and
+  // "localhost" as subjectAltNames); false: plain http.
+  bool tls = true;
+  // bearer token -> user name. The user "admin" may do anything.
+  std::map<std::string, std::string> tokens = {{"admin-token", "admin"}};
+  // mTLS: the TLS handshake fails without a client certificate signed by the CA. (Without this
+  // option a client certificate is still accepted, as by the real server, but not required.)
+  bool require_client_cert = false;
+};
+
+// One request as received. Header names are lower-case; query is the raw query string (no '?').
+struct RecordedRequest {
+  std::string method, path, query, body;
+  std::map<std::string, std::string> headers;
+};
+
+class FakeApiServer {
+ public:
+  // Listens on 127.0.0.1, a free port, answering from a pool of background threads.
+  // Throws std::runtime_error when it cannot generate its certificates or listen.
+  explicit FakeApiServer(FakeApiServerOptions options = {});
+  // Ends every watch stream, stops, joins its threads and removes its temp files.
+  ~FakeApiServer();
+  FakeApiServer(const FakeApiServer&) = delete;
+  FakeApiServer& operator=(const FakeApiServer&) = delete;
+
+  std::string url() const;      // "https://127.0.0.1:PORT" (or http://)
+  int port() const;
+  std::string ca_file() const;  // PEM file of the CA (in the server's temp dir)
+  std::string ca_pem() const;   // the same, as text
+  // A client certificate signed by the CA: CN "cert-user", O "system:masters" (so it is admin).
+  std::string client_cert_file() const;
+  std::string client_key_file() const;
+
+  // The objects served, per collection path, e.g. "/api/v1/pods", "/api/v1/nodes",
+  // "/apis/policy/v1/poddisruptionbudgets", "/apis/topology.volcano.sh/v1alpha1/hypernodes".
+  // The list kind is derived (Pod -> PodList). Objects are kept sorted by namespace/name; each
+  // write bumps the global resourceVersion and sets metadata.resourceVersion of the object.
+  // set_objects replaces the whole collection as ONE write (one resourceVersion for all objects);
+  // watchers see DELETED for objects that went away and ADDED/MODIFIED for the others.
+  // Throws std::invalid_argument for an object without metadata.name or an unknown path shape.
+  void set_objects(const std::string& collection, std::vector<nlohmann::json> objects);
+  // Faster form for benchmarks: objects already serialized (one JSON object each).
+  void set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects);
+  void upsert(const std::string& collection, nlohmann::json object);  // ADDED or MODIFIED to watchers
+  // DELETED to watchers; returns false (and changes nothing) when there is no such object.
+  bool remove(const std::string& collection, const std::string& ns, const std::string& name);
+  // Every group/version of fake_api_resources.cc is installed at start (Volcano's CRDs too).
+  void set_group_version_installed(const std::string& group_version, bool installed);
+
+  // Failure injection, consumed in order (one list of rules for fail_next and drop_next) by the
+  // requests whose path starts with `path_prefix`; each rule answers `times` requests.
+  // fail_next: 401/403/429/500 (other codes: a generic Status) with the recorded bodies and
+  // headers; 403's message names the request's user, verb and resource; 429 adds Retry-After
+  // (header and details.retryAfterSeconds) when retry_after_seconds is given.
+  void fail_next(const std::string& path_prefix, int status, int times = 1,
+                 std::optional<int> retry_after_seconds = {});
+  // Closes the connection without an answer; a watch request gets its 200, the events due at its
+  // start (initial ADDED / replay), then the connection is cut mid-stream (no final chunk).
+  void drop_next(const std::string& path_prefix, int times = 1);
+  // Cuts every current watch stream of the collection mid-stream (no final zero-length chunk).
+  void drop_watches(const std::string& collection);
+  // Every continue token issued so far answers 410 Expired (with a fresh token at rv -1, which
+  // continues from the same key with the current state, like 17).
+  void expire_continue_tokens();
+  // Everything before the current resourceVersion is compacted: watches from an older
+  // resourceVersion get 200 + an ERROR 410 event, lists with resourceVersionMatch=Exact or limit +
+  // an older resourceVersion, and continue tokens of an older resourceVersion, answer 410.
+  void compact();
+  // A BOOKMARK to the current watchers of the collection that asked for bookmarks. As in 1.26, the
+  // bookmark carries the resourceVersion of the last write to that collection and is dropped for a
+  // watcher that started at or after it (a quiet collection gives no bookmark, like 14).
+  void send_bookmark(const std::string& collection);
+
+  std::vector<RecordedRequest> requests() const;  // every request so far, in order
+  size_t watchers(const std::string& collection) const;  // open watch streams (all namespaces)
+  uint64_t resource_version() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loadshift::testing
