@@ -310,6 +310,13 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
     case CURLE_COULDNT_CONNECT:
       throw TransportError(Kind::kConnect, "cannot connect to the server " + where + ": " + detail);
     case CURLE_SSL_CONNECT_ERROR:
+      // The handshake broke off (a reset, the server's alert, a client certificate it wanted):
+      // worth another try; the message still says TLS.
+      throw TransportError(
+          Kind::kTls,
+          "TLS with " + where + " failed: " + detail + " (" +
+              describe_trust(tls, tls.server_name.empty() ? parts.host : tls.server_name) + ")",
+          true);
     case CURLE_PEER_FAILED_VERIFICATION:
     case CURLE_SSL_CACERT_BADFILE:
     case CURLE_SSL_CERTPROBLEM:

@@ -57,13 +57,18 @@ class TransportError : public std::runtime_error {
     kAborted,   // the body callback asked to stop
     kOther,     // a malformed URL, an unsupported protocol, ...
   };
-  TransportError(Kind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  TransportError(Kind kind, const std::string& message)
+      : TransportError(kind, message, kind == Kind::kTimeout || kind == Kind::kConnect) {}
+  TransportError(Kind kind, const std::string& message, bool retryable)
+      : std::runtime_error(message), kind_(kind), retryable_(retryable) {}
   Kind kind() const { return kind_; }
-  // True when asking again may work (timeouts and connection failures).
-  bool retryable() const { return kind_ == Kind::kTimeout || kind_ == Kind::kConnect; }
+  // True when asking again may work: timeouts, connection failures, and a TLS handshake the
+  // server broke off (not a certificate that failed verification).
+  bool retryable() const { return retryable_; }
 
  private:
   Kind kind_;
+  bool retryable_;
 };
 
 class HttpClient {

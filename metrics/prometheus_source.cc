@@ -25,7 +25,8 @@ namespace loadshift::metrics {
 namespace {
 
 // One query over the shared HTTP layer; transport failures become QueryFailures with the reasons
-// the self metrics count: timeout (retryable), connect (retryable unless TLS or a bad URL),
+// the self metrics count: timeout (retryable), connect (retryable unless a certificate failed
+// verification or the URL is bad),
 // bad_response for a body over the limit.
 http::HttpAnswer post_query(http::HttpClient& client, const http::HttpRequest& request) {
   try {
@@ -37,10 +38,8 @@ http::HttpAnswer post_query(http::HttpClient& client, const http::HttpRequest& r
         throw QueryFailure("timeout", std::string("timeout: ") + e.what(), true);
       case Kind::kTooLarge:
         throw QueryFailure("bad_response", e.what(), false);
-      case Kind::kConnect:
-        throw QueryFailure("connect", e.what(), true);
       default:
-        throw QueryFailure("connect", e.what(), false);
+        throw QueryFailure("connect", e.what(), e.retryable());
     }
   }
 }

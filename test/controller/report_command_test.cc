@@ -91,18 +91,22 @@ TEST_CASE("report: --usage and --prometheus exclude each other", "[report]") {
   CHECK_THAT(run.err, Catch::Contains("--usage and --prometheus exclude each other"));
 }
 
-TEST_CASE("report: without --snapshot it says the live-cluster client does not exist yet",
+TEST_CASE("report: without --snapshot it reads the live cluster, and says why it cannot",
           "[report]") {
   ReportOptions options = example_options();
   options.snapshot_files.clear();
+  options.kube.kubeconfig = "/nonexistent/kubeconfig";
   Run run = report(options);
   CHECK(run.code == 2);
   CHECK(run.out.empty());
-  CHECK_THAT(run.err, Catch::Contains("--snapshot: no snapshot file given"));
-  CHECK_THAT(run.err, Catch::Contains("does not have yet"));
-  CHECK_THAT(run.err,
-             Catch::Contains("kubectl get nodes,pods,pdb,priorityclasses,pv,pvc,csinodes,"
-                             "hypernodes"));
+  CHECK_THAT(run.err, Catch::Contains("error: --kubeconfig /nonexistent/kubeconfig: no such file"));
+  // Bad rate limits are flag errors, said before anything is read.
+  options.kube.qps = -1;
+  options.kube.burst = 0;
+  Run bad = report(options);
+  CHECK(bad.code == 2);
+  CHECK_THAT(bad.err, Catch::Contains("--kube-api-qps: expected a number >= 0"));
+  CHECK_THAT(bad.err, Catch::Contains("--kube-api-burst: expected an integer >= 1"));
 }
 
 TEST_CASE("report: a missing or invalid policy exits 2 naming the file", "[report]") {
@@ -152,10 +156,11 @@ TEST_CASE("report: other bad flags and files exit 2 with what was expected", "[r
     ReportOptions options;
     options.at = "2026-13-01T00:00:00Z";
     options.output = "xml";
+    options.kube.burst = 0;  // no --snapshot: the live cluster's flags are checked too
     Run run = report(options);
     CHECK(run.code == 2);
     CHECK_THAT(run.err, Catch::Contains("--policy"));
-    CHECK_THAT(run.err, Catch::Contains("--snapshot"));
+    CHECK_THAT(run.err, Catch::Contains("--kube-api-burst"));
     CHECK_THAT(run.err, Catch::Contains("--at"));
     CHECK_THAT(run.err, Catch::Contains("--output"));
   }
