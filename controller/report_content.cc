@@ -158,7 +158,9 @@ ReportContent build_report_content(const placement::ClusterIndex& index,
     for (const std::string& node : nodes) names += (names.empty() ? "" : ", ") + node;
     content.notes.push_back("usage: " + std::to_string(nodes.size()) +
                             (nodes.size() == 1 ? " node has" : " nodes have") + " no usage data (" +
-                            why + "), neither source nor target: " + names);
+                            why + "); plugins that read usage use " +
+                            (nodes.size() == 1 ? "it" : "them") +
+                            " neither as source nor as target: " + names);
   }
   return content;
 }

@@ -47,7 +47,8 @@ void SelfMetrics::record_usage(const UsageMap& usage) {
   nodes_.Add({{"state", "covered"}}).Set(static_cast<double>(usage.nodes.size()));
   nodes_.Add({{"state", "unknown"}}).Set(static_cast<double>(usage.unknown.size()));
   for (auto it = ratio_nodes_.begin(); it != ratio_nodes_.end();) {
-    if (usage.nodes.count(*it)) {
+    auto known = usage.nodes.find(*it);
+    if (known != usage.nodes.end() && known->second.cpu_memory_measured) {
       ++it;
       continue;
     }

@@ -102,12 +102,26 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
     PodVolumes entry;
     bool has_claims = false;
     for (const Volume& volume : pod.volumes) {
-      if (volume.kind == kVolumeEphemeral && !entry.unmovable) {
+      if (volume.kind == kVolumeEphemeral) {
         // The replacement pod gets a new claim, bound or provisioned as its storage class says:
         // where the scheduler could then put it is not known from the snapshot.
-        entry.unmovable = "generic ephemeral volume " + volume.name +
-                          ": the replacement pod gets a new claim whose binding is not known; "
-                          "not moved";
+        if (!entry.unmovable) {
+          entry.unmovable = "generic ephemeral volume " + volume.name +
+                            ": the replacement pod gets a new claim whose binding is not known; "
+                            "not moved";
+        }
+        // Its claim (named <pod>-<volume>) counts against the node's CSI attach limit, as the
+        // scheduler counts it, while the pod runs there.
+        auto claim = claims.find(namespaced(pod.meta.namespace_, pod.meta.name + "-" + volume.name));
+        if (claim == claims.end() || claim->second->volume_name.empty()) continue;
+        auto bound = volumes.find(claim->second->volume_name);
+        if (bound == volumes.end()) continue;
+        const PersistentVolume& pv = *bound->second;
+        if (!pv.csi_driver.empty() && !pv.csi_volume_handle.empty()) {
+          entry.csi_drivers.push_back(pv.csi_driver);
+          entry.csi_volumes.push_back(pv.csi_driver + "/" + pv.csi_volume_handle);
+        }
+        continue;
       }
       if (volume.kind != kVolumePersistentClaim) continue;
       has_claims = true;

@@ -62,8 +62,10 @@ void write_default_evictor(const DefaultEvictorArgs& args, YAML::Emitter& out,
   }
 }
 
-void write_load_aware(const LoadAwareArgs& args, YAML::Emitter& out, const std::string& where,
-                      NotCarried& lost) {
+// `evictor_node_fit`: the profile's DefaultEvictor nodeFit, which Volcano's LoadAware runs as
+// its pre-eviction filter.
+void write_load_aware(const LoadAwareArgs& args, bool evictor_node_fit, YAML::Emitter& out,
+                      const std::string& where, NotCarried& lost) {
   out << YAML::BeginMap;
   out << YAML::Key << "metrics" << YAML::Value << YAML::BeginMap;
   out << YAML::Key << "type" << YAML::Value << "prometheus";  // Volcano's exact constant
@@ -115,9 +117,9 @@ void write_load_aware(const LoadAwareArgs& args, YAML::Emitter& out, const std::
   // Where Volcano's LoadAware itself behaves differently, whatever the settings.
   lost.add(where, "nodes without usage data: loadshift never uses them, Volcano counts them as "
                   "idle (usage 0) and may send pods there");
-  if (!args.node_fit) {
-    lost.add(where, "nodeFit false: loadshift evicts only to a target it proved, Volcano then "
-                    "evicts without any fit check");
+  if (!args.node_fit && !evictor_node_fit) {
+    lost.add(where, "nodeFit false here and in DefaultEvictor: loadshift evicts only to a target "
+                    "it proved, Volcano then evicts without any fit check");
   }
   if (args.use_deviation_thresholds) {
     lost.add(where, "useDeviationThresholds: Volcano takes the mean from requests, not usage, and "
@@ -171,7 +173,11 @@ void write_profile(YAML::Emitter& out, const Profile& profile, size_t index, Not
     if (const auto* evictor = std::get_if<DefaultEvictorArgs>(&config.args)) {
       write_default_evictor(*evictor, out, where, lost);
     } else if (const auto* load_aware = std::get_if<LoadAwareArgs>(&config.args)) {
-      write_load_aware(*load_aware, out, where, lost);
+      const PluginConfig* evictor = profile.config("DefaultEvictor");
+      const auto* evictor_args =
+          evictor != nullptr ? std::get_if<DefaultEvictorArgs>(&evictor->args) : nullptr;
+      write_load_aware(*load_aware, evictor_args != nullptr && evictor_args->node_fit, out, where,
+                       lost);
     } else if (const auto* utilization = std::get_if<NodeUtilizationArgs>(&config.args)) {
       write_node_utilization(config.name, *utilization, out, where, lost);
     } else {

@@ -124,11 +124,17 @@ void mark_unclassified(const policy::Policy& policy, PlanContext& ctx) {
     if (state.node_class != NodeClass::kUnknown || !state.classified_by.empty()) continue;
     if (!ctx.in_scope(state.node)) {
       state.node_class = NodeClass::kUnclassified;
-    } else if (!classifying && state.cpu && state.memory) {
-      // A node without usage data stays unknown: deschedule plugins refuse it as a target.
-      state.node_class = NodeClass::kUnclassified;
-      state.why = "unclassified: no plugin of the policy classifies nodes by utilization";
+      continue;
     }
+    if (classifying) continue;
+    // A node the usage source was asked about and had no data for stays unknown: deschedule
+    // plugins refuse it as a target. Without any usage source there is nothing to be unknown.
+    const std::string& name = ctx.snapshot().nodes[state.node].meta.name;
+    if (ctx.usage().unknown.count(name) > 0) continue;
+    state.node_class = NodeClass::kUnclassified;
+    state.why = state.cpu ? "unclassified: no plugin of the policy classifies nodes by utilization"
+                          : "unclassified: no usage source, and no plugin of the policy "
+                            "classifies nodes by utilization";
   }
 }
 

@@ -142,8 +142,9 @@ TEST_CASE("report table: evictions, skips grouped by phrase, notes, summary", "[
   CHECK(text.find("not candidates") == std::string::npos);  // the plan lists all five pods
   CHECK_THAT(
       text, Catch::Contains("  - usage: usage.json names node n9, which is not in the snapshot\n"));
-  CHECK_THAT(text, Catch::Contains("  - usage: 1 node has no usage data (not in usage.json), "
-                                   "neither source nor target: n3\n"));
+  CHECK_THAT(text, Catch::Contains("  - usage: 1 node has no usage data (not in usage.json); "
+                                   "plugins that read usage use it neither as source nor as "
+                                   "target: n3\n"));
   CHECK_THAT(text,
              Catch::EndsWith("\n2 evictions; 1 overutilized, 1 underutilized, 1 unknown node\n"));
 }

@@ -431,8 +431,15 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
   std::vector<std::string> attached;
   auto attach = [&](const Pod& p) {
     for (const Volume& v : p.volumes) {
-      if (v.kind != kVolumePersistentClaim) continue;
-      const PersistentVolume* pv = volume_of(p, v);
+      const PersistentVolume* pv = nullptr;
+      if (v.kind == kVolumePersistentClaim) {
+        pv = volume_of(p, v);
+      } else if (v.kind == kVolumeEphemeral) {
+        // A generic ephemeral volume's claim is named <pod>-<volume>; bound, it counts too.
+        Volume as_claim = v;
+        as_claim.claim_name = p.meta.name + "-" + v.name;
+        pv = volume_of(p, as_claim);
+      }
       if (pv && !pv->csi_driver.empty()) {
         attached.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
       }

@@ -203,3 +203,30 @@ TEST_CASE("CSI attach limits count the node's volumes once each, planned moves i
   ledger.reserve(kMover, 0, kRoom, index.requests(kMover));
   CHECK_FALSE(placer.feasible(kSecond, kRoom, ledger));
 }
+
+TEST_CASE("a running pod's generic ephemeral volume counts against its node's CSI limit",
+          "[predicates][volumes]") {
+  Snapshot snapshot;
+  snapshot.nodes = {make_node("home"), make_node("busy"), make_node("free")};
+  // "worker" runs on busy with an ephemeral volume whose claim worker-scratch is bound to a CSI
+  // volume; busy and free can attach one CSI volume each.
+  Pod worker = make_pod("worker", 100, 1 << 20, "busy");
+  Volume scratch;
+  scratch.name = "scratch";
+  scratch.kind = kVolumeEphemeral;
+  worker.volumes.push_back(scratch);
+  snapshot.pods = {with_claim("mover", "home", "data"), worker};
+  snapshot.persistent_volume_claims = {claim("data", "pv-data"),
+                                       claim("worker-scratch", "pv-scratch")};
+  snapshot.persistent_volumes = {csi_volume("pv-data", "vol-data"),
+                                 csi_volume("pv-scratch", "vol-scratch")};
+  snapshot.csi_nodes = {csi_node("busy", 1), csi_node("free", 1)};
+  ClusterIndex index(snapshot);
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size());
+  CHECK_FALSE(placer.feasible(0, 1, ledger));  // busy: the ephemeral claim's volume is attached
+  CHECK(placer.feasible(0, 2, ledger));         // free: nothing attached
+  Verdict verdict = placer.fits(0, 1, ledger);
+  REQUIRE(verdict.failures.size() == 1);
+  CHECK(verdict.failures[0].rule == Rule::kVolumeLimits);
+}
