@@ -21,6 +21,8 @@ for nodes in "${sizes[@]}"; do
   echo "-- plan (LoadAware on the generated usage; LowNodeUtilization 20/20/20 -> 50/50/50)"
   /usr/bin/time -f "wall %e s, max RSS %M KiB" ./build/test/bench_plan "$dir/cluster.json" \
     "$dir/usage.json"
+  echo "-- the same cluster read through the API (fake API server in a child process, TLS)"
+  ./build/test/bench_kube_sync "$dir/cluster.json" 500
   rm -f "$dir/cluster.json" "$dir/usage.json"
 done
 

@@ -1,0 +1,166 @@
+// The initial read of a large cluster through the API: a fake API server (its own process, so the
+// client's figures are the client's) serves a generated cluster over TLS; the client reads every
+// collection page by page into a Snapshot. Prints wall time, the client's CPU time, the bytes
+// received and their decode rate, and the client's peak RSS. Asserts nothing timed.
+//
+// usage: bench_kube_sync CLUSTER.json [PAGE_SIZE]     (a List, as gen_cluster.py writes it)
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kube/cluster_reader.h"
+#include "placement/json_item_splitter.h"
+#include "test/bench/bench_clock.h"
+#include "test/kube/fake_api_server.h"
+#include "test/kube/seed_cluster.h"
+
+namespace {
+
+using loadshift::bench::Clock;
+
+// Cuts the file's List into serialized items by collection, reading the kind of each item.
+class ItemsByCollection : public loadshift::placement::JsonItemSplitter::Listener {
+ public:
+  std::map<std::string, std::vector<std::string>> items;
+  size_t skipped = 0;
+  void on_item(const loadshift::placement::PaddedBuffer& item, size_t, uint64_t) override {
+    std::string_view text = item.view();
+    size_t at = text.find("\"kind\"");
+    if (at == std::string_view::npos) {
+      ++skipped;
+      return;
+    }
+    size_t open = text.find('"', text.find(':', at) + 1);
+    size_t close = text.find('"', open + 1);
+    const char* collection =
+        loadshift::testing::collection_of_kind(std::string(text.substr(open + 1, close - open - 1)));
+    if (collection == nullptr) {
+      ++skipped;
+      return;
+    }
+    // The fake gives every object its resourceVersion; compact, as an API server sends it.
+    nlohmann::json object = nlohmann::json::parse(text);
+    if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
+    items[collection].push_back(object.dump());
+  }
+  void on_top_level_string(std::string_view, std::string_view) override {}
+};
+
+double thread_cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_nsec) / 1e9;
+}
+
+// Counts the bytes of every page.
+class ByteCounter : public loadshift::kube::PageObserver {
+ public:
+  size_t bytes = 0, pages = 0;
+  void begin_page(const loadshift::kube::Collection&) override { ++pages; }
+  void page_bytes(std::string_view b) override { bytes += b.size(); }
+  void end_page(bool) override {}
+  void restart(const loadshift::kube::Collection&) override {}
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::cerr << "usage: bench_kube_sync CLUSTER.json [PAGE_SIZE]\n";
+    return 2;
+  }
+  const size_t page_size = argc > 2 ? std::stoul(argv[2]) : 500;
+
+  // The server's process: load the cluster, serve it, say where, wait to be killed.
+  int to_client[2], to_server[2];
+  if (pipe(to_client) != 0 || pipe(to_server) != 0) return 1;
+  pid_t server_pid = fork();
+  if (server_pid == 0) {
+    close(to_client[0]);
+    close(to_server[1]);
+    ItemsByCollection split;
+    loadshift::placement::JsonItemSplitter splitter(&split);
+    std::ifstream in(argv[1], std::ios::binary);
+    std::vector<char> buffer(1 << 20);
+    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
+      splitter.feed(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
+    }
+    if (!splitter.finish()) {
+      std::cerr << "bench_kube_sync: " << argv[1] << ": " << splitter.error() << "\n";
+      _exit(1);
+    }
+    loadshift::testing::FakeApiServer server;
+    for (const auto& [collection, list] : split.items) {
+      server.set_objects_serialized(collection, list);
+    }
+    std::string hello = server.url() + "\n" + server.ca_file() + "\n";
+    if (write(to_client[1], hello.data(), hello.size()) < 0) _exit(1);
+    close(to_client[1]);
+    char done;
+    while (read(to_server[0], &done, 1) > 0) {
+    }
+    return 0;  // the client closed its end: stop (the server removes its files)
+  }
+  close(to_client[1]);
+  close(to_server[0]);
+  std::string hello;
+  char c;
+  int lines = 0;
+  while (lines < 2 && read(to_client[0], &c, 1) == 1) {
+    if (c == '\n') ++lines;
+    hello += c;
+  }
+  close(to_client[0]);
+  if (lines < 2) {
+    std::cerr << "bench_kube_sync: the server did not start\n";
+    return 1;
+  }
+  std::string url = hello.substr(0, hello.find('\n'));
+  std::string ca = hello.substr(hello.find('\n') + 1);
+  ca.pop_back();
+
+  loadshift::kube::ClusterAccess access;
+  access.server = url;
+  access.tls.ca_file = ca;
+  access.credentials = loadshift::kube::Credentials::from_token("admin-token");
+  access.origin = "bench";
+  loadshift::kube::ClientOptions options;
+  options.rate.qps = 0;  // the figure is the client's speed, not the rate limit's
+  loadshift::kube::ApiClient client(access, options);
+  ByteCounter counter;
+  loadshift::kube::ReadOptions read_options;
+  read_options.page_size = page_size;
+
+  const double rss_before = loadshift::bench::peak_rss_mib();
+  const auto start = Clock::now();
+  const double cpu_start = thread_cpu_seconds();
+  loadshift::kube::ClusterRead read = loadshift::kube::read_cluster(client, read_options, &counter);
+  const double cpu = thread_cpu_seconds() - cpu_start;
+  const double wall = loadshift::bench::seconds_since(start);
+
+  close(to_server[1]);
+  waitpid(server_pid, nullptr, 0);
+
+  const double mb = static_cast<double>(counter.bytes) / 1e6;
+  std::printf("kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
+              "errors\n",
+              read.snapshot.nodes.size(), read.snapshot.pods.size(),
+              read.snapshot.priority_classes.size() + read.snapshot.pdbs.size() +
+                  read.snapshot.hyper_nodes.size() + read.snapshot.jobs.size() +
+                  read.snapshot.pod_groups.size(),
+              counter.pages, page_size, read.errors.size());
+  std::printf("  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "
+              "client's CPU time, %.0f MB/s wall)\n",
+              wall, cpu, mb, cpu > 0 ? mb / cpu : 0.0, wall > 0 ? mb / wall : 0.0);
+  std::printf("  client peak RSS %.0f MiB (%.0f MiB before the read)\n",
+              loadshift::bench::peak_rss_mib(), rss_before);
+  return read.errors.empty() ? 0 : 1;
+}
