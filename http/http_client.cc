@@ -90,6 +90,12 @@ size_t on_header(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
+// libcurl calls this at least once a second, also while no data arrives.
+int on_progress(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+  const auto* cancel = static_cast<const std::atomic<bool>*>(user);
+  return cancel->load() ? 1 : 0;  // non-zero aborts with CURLE_ABORTED_BY_CALLBACK
+}
+
 size_t on_data(char* data, size_t size, size_t count, void* user) {
   auto* exchange = static_cast<Exchange*>(user);
   size_t n = size * count;
@@ -243,7 +249,7 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "loadshift");
   // gzip: what the API server (for answers over 128 KiB) and Prometheus compress with. Not
   // libcurl's whole list: brotli costs a server far more CPU than it saves on a LAN.
-  curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
+  if (request.compressed) curl_easy_setopt(curl, CURLOPT_ACCEPT_ENCODING, "gzip");
   if (request.method == "POST" || request.method == "PUT" || request.method == "PATCH") {
     curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, static_cast<long>(request.body.size()));
     curl_easy_setopt(curl, CURLOPT_POSTFIELDS, request.body.c_str());
@@ -266,6 +272,11 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
   curl_easy_setopt(curl, CURLOPT_WRITEDATA, &exchange);
   curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, error_buffer);
   if (connect_list != nullptr) curl_easy_setopt(curl, CURLOPT_CONNECT_TO, connect_list);
+  if (request.cancel != nullptr) {
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, const_cast<std::atomic<bool>*>(request.cancel));
+  }
   if (!request.proxy.empty()) curl_easy_setopt(curl, CURLOPT_PROXY, request.proxy.c_str());
 
   const TlsSettings& tls = request.tls;
@@ -298,6 +309,8 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
       throw TransportError(Kind::kTimeout, where + ": timed out: " + detail);
+    case CURLE_ABORTED_BY_CALLBACK:
+      throw TransportError(Kind::kAborted, where + ": cancelled");
     case CURLE_WRITE_ERROR:
       if (exchange.too_large) {
         throw TransportError(Kind::kTooLarge, where + ": response larger than 256 MiB");

@@ -3,6 +3,7 @@
 // client keeps its connection between requests. Use one per thread.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <stdexcept>
@@ -36,6 +37,12 @@ struct HttpRequest {
   std::chrono::milliseconds timeout{0};
   // A stream that delivers nothing for this long is dropped (a dead watch); 0: no limit.
   std::chrono::milliseconds idle_timeout{0};
+  // Ask for a gzip-compressed answer. Off for streams whose pieces must arrive as they are sent
+  // (a compressor on the way holds them back).
+  bool compressed = true;
+  // Set from another thread to stop the exchange within about a second (TransportError
+  // kAborted), e.g. a watch when its cache shuts down. May be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct HttpAnswer {

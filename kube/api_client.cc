@@ -120,19 +120,24 @@ struct Attempt {
 
 void ApiClient::exchange(const std::string& path,
                          const std::function<bool(std::string_view)>* on_body, std::string* body,
-                         milliseconds idle_timeout) {
+                         milliseconds idle_timeout, const std::atomic<bool>* cancel) {
   const ClusterAccess& access = access_;
   Impl& impl = *impl_;
   const std::string what = "GET " + access.server + path;
   milliseconds backoff = impl.options.first_backoff;
   bool refreshed_credentials = false;
   for (int attempt = 1;; ++attempt) {
+    if (cancel != nullptr && cancel->load()) return;
     http::HttpRequest request;
     request.url = access.server + path;
     request.tls = access.tls;
     request.proxy = access.proxy;
     if (on_body == nullptr) request.timeout = impl.options.request_timeout;
     request.idle_timeout = idle_timeout;
+    request.cancel = cancel;
+    // A watch's events must arrive one by one, as the API server sends them (it never
+    // compresses a watch; a fake or a proxy that would, must not be asked to).
+    request.compressed = path.find("watch=") == std::string::npos;
     try {
       std::string authorization = access.credentials.authorization();
       if (!authorization.empty()) request.headers.push_back("Authorization: " + authorization);
@@ -222,14 +227,14 @@ void ApiClient::exchange(const std::string& path,
 
 std::string ApiClient::get(const std::string& path) {
   std::string body;
-  exchange(path, nullptr, &body, milliseconds{0});
+  exchange(path, nullptr, &body, milliseconds{0}, nullptr);
   return body;
 }
 
 void ApiClient::stream(const std::string& path,
                        const std::function<bool(std::string_view)>& on_body,
-                       milliseconds idle_timeout) {
-  exchange(path, &on_body, nullptr, idle_timeout);
+                       milliseconds idle_timeout, const std::atomic<bool>* cancel) {
+  exchange(path, &on_body, nullptr, idle_timeout, cancel);
 }
 
 bool ApiClient::serves(const std::string& group_version) {

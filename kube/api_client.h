@@ -67,8 +67,10 @@ class ApiClient {
   // Retries as get() does, but only before the first body byte: a stream that breaks midway
   // throws ApiError (reason "Interrupted"), and the caller starts over. `on_body` returning false
   // stops the request quietly.
+  // `cancel` (may be null), set from another thread, ends the request quietly within a second.
   void stream(const std::string& path, const std::function<bool(std::string_view)>& on_body,
-              std::chrono::milliseconds idle_timeout = std::chrono::milliseconds{0});
+              std::chrono::milliseconds idle_timeout = std::chrono::milliseconds{0},
+              const std::atomic<bool>* cancel = nullptr);
 
   // True when the API serves `group_version` ("topology.volcano.sh/v1alpha1", "v1"): discovery
   // answers it; false for 404 (a CRD that is not installed). Other failures throw ApiError.
@@ -81,7 +83,8 @@ class ApiClient {
   struct Impl;
   // One GET with retries; `on_body` null: the 2xx body is collected into *body.
   void exchange(const std::string& path, const std::function<bool(std::string_view)>* on_body,
-                std::string* body, std::chrono::milliseconds idle_timeout);
+                std::string* body, std::chrono::milliseconds idle_timeout,
+                const std::atomic<bool>* cancel);
   ClusterAccess access_;
   std::unique_ptr<Impl> impl_;
 };

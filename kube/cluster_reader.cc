@@ -19,59 +19,6 @@ void move_all(std::vector<T>& into, std::vector<T>& from) {
   from.clear();
 }
 
-std::string group_version_of(const Collection& c) {
-  return c.api_version;
-}
-
-// One list of `collection` into `out`: every page, restarting on an expired continue token.
-void read_collection(ApiClient& client, const Collection& collection, const ReadOptions& options,
-                     PageObserver* observer, ClusterRead& read) {
-  placement::Snapshot whole;
-  std::vector<placement::DecodeError> errors;
-  std::string continue_token;
-  int restarts = 0, retries = 0;
-  while (true) {
-    std::string path = collection.path + "?limit=" + std::to_string(options.page_size);
-    if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
-    placement::Snapshot page;
-    placement::JsonSnapshotDecoder decoder(&page);
-    if (observer != nullptr) observer->begin_page(collection);
-    try {
-      client.stream(path, [&](std::string_view bytes) {
-        decoder.feed(bytes);
-        if (observer != nullptr) observer->page_bytes(bytes);
-        return true;
-      });
-    } catch (const ApiError& e) {
-      if (observer != nullptr) observer->end_page(false);
-      if (e.status() == 410 && !continue_token.empty() && restarts < options.max_restarts) {
-        // The continue token's snapshot is gone: the list starts over, consistently.
-        ++restarts;
-        ++read.restarts;
-        whole = placement::Snapshot{};
-        errors.clear();
-        continue_token.clear();
-        if (observer != nullptr) observer->restart(collection);
-        continue;
-      }
-      if (e.reason() == "Interrupted" && retries < 3) {
-        ++retries;  // the page broke off midway: ask for the same page again
-        continue;
-      }
-      throw;
-    }
-    placement::DecodeSummary summary = decoder.finish();
-    if (observer != nullptr) observer->end_page(true);
-    ++read.pages;
-    for (placement::DecodeError& error : summary.errors) errors.push_back(std::move(error));
-    append_snapshot(whole, std::move(page));
-    continue_token = summary.list_continue;
-    if (continue_token.empty()) break;
-  }
-  append_snapshot(read.snapshot, std::move(whole));
-  for (placement::DecodeError& error : errors) read.errors.push_back(std::move(error));
-}
-
 }  // namespace
 
 const std::vector<Collection>& plan_collections() {
@@ -109,14 +56,66 @@ void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from) {
   move_all(into.csi_nodes, from.csi_nodes);
 }
 
+ListResult list_collection(ApiClient& client, const Collection& collection,
+                           const ReadOptions& options, PageObserver* observer) {
+  ListResult result;
+  std::string continue_token;
+  int retries = 0;
+  while (true) {
+    std::string path = collection.path + "?limit=" + std::to_string(options.page_size);
+    if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
+    placement::Snapshot page;
+    placement::JsonSnapshotDecoder decoder(&page);
+    if (observer != nullptr) observer->begin_page(collection);
+    try {
+      client.stream(path, [&](std::string_view bytes) {
+        decoder.feed(bytes);
+        if (observer != nullptr) observer->page_bytes(bytes);
+        return true;
+      });
+    } catch (const ApiError& e) {
+      if (observer != nullptr) observer->end_page(false);
+      if (e.status() == 410 && !continue_token.empty() &&
+          result.restarts < static_cast<size_t>(options.max_restarts)) {
+        // The continue token's snapshot is gone: the list starts over, consistently.
+        ++result.restarts;
+        result.snapshot = placement::Snapshot{};
+        result.errors.clear();
+        result.resource_version.clear();
+        continue_token.clear();
+        if (observer != nullptr) observer->restart(collection);
+        continue;
+      }
+      if (e.reason() == "Interrupted" && retries < 3) {
+        ++retries;  // the page broke off midway: ask for the same page again
+        continue;
+      }
+      throw;
+    }
+    placement::DecodeSummary summary = decoder.finish();
+    if (observer != nullptr) observer->end_page(true);
+    ++result.pages;
+    if (result.resource_version.empty()) result.resource_version = summary.list_resource_version;
+    for (placement::DecodeError& error : summary.errors) result.errors.push_back(std::move(error));
+    append_snapshot(result.snapshot, std::move(page));
+    continue_token = summary.list_continue;
+    if (continue_token.empty()) break;
+  }
+  return result;
+}
+
 ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObserver* observer) {
   ClusterRead read;
   for (const Collection& collection : plan_collections()) {
-    if (collection.custom && !client.serves(group_version_of(collection))) {
+    if (collection.custom && !client.serves(collection.api_version)) {
       read.not_installed.push_back(collection.description + " (" + collection.api_version + ")");
       continue;
     }
-    read_collection(client, collection, options, observer, read);
+    ListResult list = list_collection(client, collection, options, observer);
+    read.pages += list.pages;
+    read.restarts += list.restarts;
+    append_snapshot(read.snapshot, std::move(list.snapshot));
+    for (placement::DecodeError& error : list.errors) read.errors.push_back(std::move(error));
   }
   return read;
 }

@@ -53,6 +53,19 @@ struct ReadOptions {
   int max_restarts = 3;  // per collection
 };
 
+// One collection, listed to the end.
+struct ListResult {
+  placement::Snapshot snapshot;
+  std::vector<placement::DecodeError> errors;
+  std::string resource_version;  // the list's (its first page's) resourceVersion
+  size_t pages = 0, restarts = 0;
+};
+
+// Lists `collection` page by page (limit/continue), restarting from a fresh first page when the
+// continue token expired (410) and asking a broken-off page again. Throws ApiError otherwise.
+ListResult list_collection(ApiClient& client, const Collection& collection,
+                           const ReadOptions& options = {}, PageObserver* observer = nullptr);
+
 // Lists every collection of plan_collections() (CRDs only when discovery serves their group
 // version) with limit/continue, restarting a list from a fresh first page when its continue
 // token expired (410), and asking a page again when its stream broke off. Throws ApiError when a

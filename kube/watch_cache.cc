@@ -1,0 +1,370 @@
+// WatchCache: list, then watch, per collection, one thread each.
+#include "kube/watch_cache.h"
+
+#include <algorithm>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "placement/decode.h"
+
+namespace loadshift::kube {
+namespace {
+
+using placement::Snapshot;
+using std::chrono::milliseconds;
+
+template <typename T>
+std::string key_of(const T& object) {
+  return object.meta.namespace_ + "/" + object.meta.name;
+}
+std::string key_of(const placement::PriorityClass& object) {
+  return "/" + object.name;
+}
+
+// Moves every object of `from` into a Snapshot of its own and hands it to `fn` with its key.
+void for_each_object(Snapshot&& from, const std::function<void(std::string, Snapshot)>& fn) {
+  auto each = [&](auto member) {
+    for (auto& object : from.*member) {
+      Snapshot one;
+      (one.*member).push_back(std::move(object));
+      std::string key = key_of((one.*member).front());
+      fn(std::move(key), std::move(one));
+    }
+  };
+  each(&Snapshot::nodes);
+  each(&Snapshot::pods);
+  each(&Snapshot::priority_classes);
+  each(&Snapshot::pdbs);
+  each(&Snapshot::hyper_nodes);
+  each(&Snapshot::jobs);
+  each(&Snapshot::pod_groups);
+  each(&Snapshot::persistent_volume_claims);
+  each(&Snapshot::persistent_volumes);
+  each(&Snapshot::csi_nodes);
+}
+
+template <typename T>
+void copy_all(std::vector<T>& into, const std::vector<T>& from) {
+  into.insert(into.end(), from.begin(), from.end());
+}
+
+void append_copy(Snapshot& into, const Snapshot& from) {
+  copy_all(into.nodes, from.nodes);
+  copy_all(into.pods, from.pods);
+  copy_all(into.priority_classes, from.priority_classes);
+  copy_all(into.pdbs, from.pdbs);
+  copy_all(into.hyper_nodes, from.hyper_nodes);
+  copy_all(into.jobs, from.jobs);
+  copy_all(into.pod_groups, from.pod_groups);
+  copy_all(into.persistent_volume_claims, from.persistent_volume_claims);
+  copy_all(into.persistent_volumes, from.persistent_volumes);
+  copy_all(into.csi_nodes, from.csi_nodes);
+}
+
+std::string string_at(const nlohmann::json& object, const char* a, const char* b) {
+  if (!object.is_object() || !object.contains(a) || !object[a].is_object()) return "";
+  const nlohmann::json& inner = object[a];
+  return inner.contains(b) && inner[b].is_string() ? inner[b].get<std::string>() : "";
+}
+
+struct CollectionState {
+  const Collection* collection = nullptr;
+  std::map<std::string, Snapshot> objects;
+  std::vector<placement::DecodeError> errors;
+  std::string resource_version;
+  bool synced = false;
+  bool installed = true;
+  std::string last_error;
+};
+
+enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed };
+
+}  // namespace
+
+struct WatchCache::Impl {
+  Impl(ApiClient& c, WatchCacheOptions o) : client(c), options(o) {}
+
+  ApiClient& client;
+  WatchCacheOptions options;
+  mutable std::mutex mutex;
+  mutable std::condition_variable changed;
+  std::vector<CollectionState> states;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> threads;
+  std::atomic<size_t> events{0}, relists{0}, watches{0};
+
+  // Sleeps `duration`, or less when the cache stops.
+  void pause(milliseconds duration) {
+    std::unique_lock<std::mutex> lock(mutex);
+    changed.wait_for(lock, duration, [this] { return stop.load(); });
+  }
+
+  void record_error(size_t i, const std::string& message) {
+    std::lock_guard<std::mutex> lock(mutex);
+    states[i].last_error = states[i].collection->description + ": " + message;
+  }
+
+  bool list(size_t i) {
+    const Collection& collection = *states[i].collection;
+    ListResult result;
+    try {
+      result = list_collection(client, collection, options.list);
+    } catch (const ApiError& e) {
+      record_error(i, e.what());
+      return false;
+    }
+    std::map<std::string, Snapshot> objects;
+    for_each_object(std::move(result.snapshot), [&](std::string key, Snapshot one) {
+      objects[std::move(key)] = std::move(one);
+    });
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      CollectionState& state = states[i];
+      state.objects = std::move(objects);
+      state.errors = std::move(result.errors);
+      state.resource_version = result.resource_version;
+      state.synced = true;
+      state.installed = true;
+      state.last_error.clear();
+    }
+    changed.notify_all();
+    return true;
+  }
+
+  // One event line; false ends the stream with `end` set.
+  bool apply(size_t i, std::string_view line, WatchEnd& end) {
+    nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
+    if (!event.is_object() || !event.contains("type") || !event["type"].is_string() ||
+        !event.contains("object")) {
+      record_error(i, "a watch event that is not {type, object}: " +
+                          std::string(line.substr(0, 200)));
+      end = WatchEnd::kFailed;
+      return false;
+    }
+    const std::string type = event["type"].get<std::string>();
+    const nlohmann::json& object = event["object"];
+    ++events;
+    if (type == "ERROR") {
+      if (object.is_object() && object.value("code", 0) == 410) {
+        end = WatchEnd::kRelist;  // the watch window passed: list again
+      } else {
+        record_error(i, "watch ERROR event: " + object.dump().substr(0, 300));
+        end = WatchEnd::kFailed;
+      }
+      return false;
+    }
+    const std::string rv = string_at(object, "metadata", "resourceVersion");
+    if (type == "BOOKMARK") {
+      std::lock_guard<std::mutex> lock(mutex);
+      if (!rv.empty()) states[i].resource_version = rv;
+      return true;
+    }
+    std::string name = string_at(object, "metadata", "name");
+    std::string key = string_at(object, "metadata", "namespace") + "/" + name;
+    if (type == "DELETED") {
+      std::lock_guard<std::mutex> lock(mutex);
+      states[i].objects.erase(key);
+      if (!rv.empty()) states[i].resource_version = rv;
+      return true;
+    }
+    if (type != "ADDED" && type != "MODIFIED") {
+      record_error(i, "unknown watch event type " + type);
+      end = WatchEnd::kFailed;
+      return false;
+    }
+    Snapshot one;
+    placement::DecodeSummary summary = placement::decode_json(object.dump(), &one);
+    std::lock_guard<std::mutex> lock(mutex);
+    CollectionState& state = states[i];
+    if (!summary.errors.empty()) {
+      // Kept out, and said: the controller plans on nothing while an object is unreadable.
+      for (auto& error : summary.errors) state.errors.push_back(std::move(error));
+      state.objects.erase(key);
+    } else {
+      state.objects[key] = std::move(one);
+    }
+    if (!rv.empty()) state.resource_version = rv;
+    return true;
+  }
+
+  WatchEnd watch(size_t i) {
+    const Collection& collection = *states[i].collection;
+    std::string rv;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      rv = states[i].resource_version;
+    }
+    const std::string path = collection.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
+                             http::HttpClient::escape(rv) + "&timeoutSeconds=" +
+                             std::to_string(options.watch_timeout.count());
+    WatchEnd end = WatchEnd::kReconnect;
+    std::string pending;
+    ++watches;
+    try {
+      client.stream(
+          path,
+          [&](std::string_view bytes) {
+            pending.append(bytes);
+            size_t start = 0;
+            for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
+                 start = newline + 1) {
+              std::string_view line(pending.data() + start, newline - start);
+              if (line.empty()) continue;
+              if (!apply(i, line, end)) return false;
+            }
+            pending.erase(0, start);
+            return !stop.load();
+          },
+          options.watch_timeout + std::chrono::seconds(30), &stop);
+    } catch (const ApiError& e) {
+      if (e.status() == 410) return WatchEnd::kRelist;
+      if (e.status() == 404 && collection.custom) return WatchEnd::kRediscover;
+      record_error(i, e.what());
+      return WatchEnd::kFailed;
+    }
+    return end;
+  }
+
+  void run(size_t i) {
+    const Collection& collection = *states[i].collection;
+    milliseconds backoff = options.first_backoff;
+    bool need_list = true, need_discovery = collection.custom, first = true;
+    auto fail = [&] {
+      pause(backoff);
+      backoff = std::min(backoff * 2, options.max_backoff);
+    };
+    while (!stop.load()) {
+      if (need_discovery) {
+        bool served = false;
+        try {
+          served = client.serves(collection.api_version);
+        } catch (const ApiError& e) {
+          record_error(i, e.what());
+          fail();
+          continue;
+        }
+        if (!served) {
+          {
+            std::lock_guard<std::mutex> lock(mutex);
+            CollectionState& state = states[i];
+            state.installed = false;
+            state.objects.clear();
+            state.errors.clear();
+            state.synced = true;
+            state.last_error.clear();
+          }
+          changed.notify_all();
+          pause(options.crd_recheck);
+          continue;
+        }
+        need_discovery = false;
+        need_list = true;
+      }
+      if (need_list) {
+        if (!list(i)) {
+          fail();
+          continue;
+        }
+        if (!first) ++relists;
+        first = false;
+        need_list = false;
+        backoff = options.first_backoff;
+      }
+      switch (watch(i)) {
+        case WatchEnd::kReconnect:
+          backoff = options.first_backoff;
+          break;
+        case WatchEnd::kRelist:
+          need_list = true;
+          break;
+        case WatchEnd::kRediscover:
+          need_discovery = true;
+          break;
+        case WatchEnd::kFailed:
+          fail();
+          break;
+      }
+    }
+  }
+};
+
+WatchCache::WatchCache(ApiClient& client, WatchCacheOptions options)
+    : impl_(std::make_unique<Impl>(client, options)) {
+  for (const Collection& collection : plan_collections()) {
+    CollectionState state;
+    state.collection = &collection;
+    impl_->states.push_back(std::move(state));
+  }
+}
+
+WatchCache::~WatchCache() {
+  impl_->stop = true;
+  impl_->changed.notify_all();
+  for (std::thread& thread : impl_->threads) thread.join();
+}
+
+void WatchCache::start() {
+  if (!impl_->threads.empty()) return;
+  for (size_t i = 0; i < impl_->states.size(); ++i) {
+    impl_->threads.emplace_back([this, i] { impl_->run(i); });
+  }
+}
+
+bool WatchCache::synced() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  return std::all_of(impl_->states.begin(), impl_->states.end(),
+                     [](const CollectionState& s) { return s.synced; });
+}
+
+std::vector<std::string> WatchCache::unsynced() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<std::string> out;
+  for (const CollectionState& s : impl_->states) {
+    if (!s.synced) out.push_back(s.collection->description);
+  }
+  return out;
+}
+
+bool WatchCache::wait_synced(milliseconds timeout) const {
+  std::unique_lock<std::mutex> lock(impl_->mutex);
+  return impl_->changed.wait_for(lock, timeout, [this] {
+    return std::all_of(impl_->states.begin(), impl_->states.end(),
+                       [](const CollectionState& s) { return s.synced; });
+  });
+}
+
+Snapshot WatchCache::snapshot() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  Snapshot out;
+  for (const CollectionState& s : impl_->states) {
+    for (const auto& [key, one] : s.objects) append_copy(out, one);
+  }
+  return out;
+}
+
+std::vector<placement::DecodeError> WatchCache::decode_errors() const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  std::vector<placement::DecodeError> out;
+  for (const CollectionState& s : impl_->states) {
+    out.insert(out.end(), s.errors.begin(), s.errors.end());
+  }
+  return out;
+}
+
+WatchCacheStats WatchCache::stats() const {
+  WatchCacheStats stats;
+  stats.events = impl_->events.load();
+  stats.relists = impl_->relists.load();
+  stats.watches = impl_->watches.load();
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  for (const CollectionState& s : impl_->states) {
+    if (!s.last_error.empty()) stats.errors.push_back(s.last_error);
+  }
+  return stats;
+}
+
+}  // namespace loadshift::kube

@@ -1,0 +1,72 @@
+// The watch cache (an informer) of every collection the plan reads: a paginated list, then a
+// watch from the list's resourceVersion that keeps the objects current. One thread per collection.
+//
+// - Events ADDED and MODIFIED replace the object, DELETED removes it, BOOKMARK moves the
+//   resourceVersion on; an ERROR event with 410 (the watch window passed) or an HTTP 410 relists.
+// - A stream that ends (timeoutSeconds) or breaks off is watched again from the last
+//   resourceVersion; failures back off (1 s doubling to 30 s), the server's Retry-After honoured
+//   by the client.
+// - CRDs (HyperNodes, Volcano Jobs, PodGroups): when discovery does not serve their group
+//   version (404), the collection is empty and synced, and discovery is asked again every
+//   `crd_recheck`.
+// - synced() is HasSynced: every collection has finished its first list (or is not installed).
+// - snapshot() copies every object under one lock: a consistent view, never a fresh list.
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "kube/api_client.h"
+#include "kube/cluster_reader.h"
+#include "placement/model.h"
+
+namespace loadshift::kube {
+
+struct WatchCacheOptions {
+  ReadOptions list;                               // page size of the lists
+  std::chrono::seconds watch_timeout{300};        // timeoutSeconds of each watch request
+  std::chrono::milliseconds first_backoff{1000};  // after a failed list or watch
+  std::chrono::milliseconds max_backoff{30000};
+  std::chrono::seconds crd_recheck{60};           // discovery of a CRD that is not installed
+};
+
+struct WatchCacheStats {
+  size_t events = 0;    // watch events applied (bookmarks included)
+  size_t relists = 0;   // lists after the first, per collection summed (410, errors)
+  size_t watches = 0;   // watch requests started
+  std::vector<std::string> errors;  // the last error of each collection that has one, e.g.
+                                    // "Pods: GET ...: 403 Forbidden: ..."; empty when healthy
+};
+
+class WatchCache {
+ public:
+  // `client` must outlive the cache. Nothing happens until start().
+  explicit WatchCache(ApiClient& client, WatchCacheOptions options = {});
+  // Stops every thread (within about a second) and joins them.
+  ~WatchCache();
+  WatchCache(const WatchCache&) = delete;
+  WatchCache& operator=(const WatchCache&) = delete;
+
+  void start();
+  // True once every collection finished its first list (or its CRD is not installed).
+  bool synced() const;
+  // The collections that have not (yet): "Pods", ...
+  std::vector<std::string> unsynced() const;
+  // Waits until synced() or `timeout`; returns synced().
+  bool wait_synced(std::chrono::milliseconds timeout) const;
+  // A copy of every object, consistent across collections (taken under one lock).
+  placement::Snapshot snapshot() const;
+  // The objects the decoder refused, by collection, since the last list (a partial cache is
+  // never planned on: the controller checks this is empty).
+  std::vector<placement::DecodeError> decode_errors() const;
+  WatchCacheStats stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace loadshift::kube

@@ -1,0 +1,173 @@
+// The watch cache against the fake API server: the first sync, events, a relist after 410, a
+// reconnect after a dropped stream, CRDs that come later, errors kept visible.
+#include <catch2/catch.hpp>
+
+#include <thread>
+
+#include "kube/watch_cache.h"
+#include "test/kube/fake_api_server.h"
+#include "test/kube/seed_cluster.h"
+
+using namespace loadshift::kube;
+using loadshift::testing::FakeApiServer;
+
+namespace {
+
+ClusterAccess access_to(const FakeApiServer& server, const std::string& token = "admin-token") {
+  ClusterAccess access;
+  access.server = server.url();
+  access.tls.ca_file = server.ca_file();
+  access.credentials = Credentials::from_token(token);
+  access.origin = "test";
+  return access;
+}
+
+ClientOptions fast() {
+  ClientOptions options;
+  options.rate.qps = 0;
+  options.first_backoff = std::chrono::milliseconds(10);
+  return options;
+}
+
+WatchCacheOptions quick() {
+  WatchCacheOptions options;
+  options.list.page_size = 7;
+  options.first_backoff = std::chrono::milliseconds(50);
+  options.max_backoff = std::chrono::milliseconds(200);
+  options.crd_recheck = std::chrono::seconds(1);
+  options.watch_timeout = std::chrono::seconds(30);
+  return options;
+}
+
+// Waits (generously: this is about correctness, not speed) until `done` holds.
+bool eventually(const std::function<bool()>& done) {
+  for (int i = 0; i < 300; ++i) {
+    if (done()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return done();
+}
+
+bool has_pod(const WatchCache& cache, const std::string& name) {
+  loadshift::placement::Snapshot s = cache.snapshot();
+  return std::any_of(s.pods.begin(), s.pods.end(),
+                     [&](const auto& pod) { return pod.meta.name == name; });
+}
+
+nlohmann::json pod(const std::string& name, const std::string& node) {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", "x"}}}}},
+          {"spec",
+           {{"nodeName", node},
+            {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "100m"}}}}}}}}}},
+          {"status", {{"phase", "Running"}}}};
+}
+
+}  // namespace
+
+TEST_CASE("watch cache: first sync, then events keep it current", "[kube][cache]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server), fast());
+  WatchCache cache(client, quick());
+  CHECK_FALSE(cache.synced());
+  CHECK(cache.unsynced().size() == plan_collections().size());
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
+  CHECK(cache.unsynced().empty());
+  loadshift::placement::Snapshot first = cache.snapshot();
+  CHECK(first.nodes.size() == 8);
+  CHECK(first.pods.size() == 20);
+  CHECK(first.hyper_nodes.size() == 7);
+  CHECK(first.priority_classes.size() == 2);
+  CHECK(cache.decode_errors().empty());
+
+  // ADDED, MODIFIED, DELETED.
+  server.upsert("/api/v1/pods", pod("newcomer", "te1"));
+  CHECK(eventually([&] { return has_pod(cache, "newcomer"); }));
+  server.upsert("/api/v1/pods", pod("newcomer", "te2"));
+  CHECK(eventually([&] {
+    for (const auto& p : cache.snapshot().pods)
+      if (p.meta.name == "newcomer") return p.node_name == "te2";
+    return false;
+  }));
+  REQUIRE(server.remove("/api/v1/pods", "default", "newcomer"));
+  CHECK(eventually([&] { return !has_pod(cache, "newcomer"); }));
+  CHECK(cache.snapshot().pods.size() == 20);
+  CHECK(cache.stats().events >= 3);
+  CHECK(cache.stats().relists == 0);
+}
+
+TEST_CASE("watch cache: a dropped stream reconnects where it left off; 410 relists",
+          "[kube][cache]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server), fast());
+  WatchCache cache(client, quick());
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
+  REQUIRE(eventually([&] { return server.watchers("/api/v1/pods") == 1; }));
+
+  auto pod_watch_requests = [&] {
+    size_t n = 0;
+    for (const auto& r : server.requests())
+      n += r.path == "/api/v1/pods" && r.query.find("watch=1") != std::string::npos;
+    return n;
+  };
+
+  // Cut the stream: the cache watches again from its resourceVersion and misses nothing.
+  size_t watches = pod_watch_requests();
+  server.drop_watches("/api/v1/pods");
+  server.upsert("/api/v1/pods", pod("while-away", "te3"));
+  CHECK(eventually([&] { return has_pod(cache, "while-away"); }));
+  CHECK(pod_watch_requests() > watches);
+  CHECK(cache.stats().relists == 0);
+
+  // The watch window passes (compaction) while the cache cannot watch (the server refuses it a
+  // few times): 410 once it is back, then a fresh list that has the gap's changes.
+  REQUIRE(eventually([&] { return server.watchers("/api/v1/pods") == 1; }));
+  server.fail_next("/api/v1/pods", 500, 8);
+  server.drop_watches("/api/v1/pods");
+  server.remove("/api/v1/pods", "default", "while-away");  // happens during the gap
+  server.upsert("/api/v1/nodes", nlohmann::json{{"apiVersion", "v1"},
+                                                {"kind", "Node"},
+                                                {"metadata", {{"name", "te9"}}}});
+  server.compact();
+  CHECK(eventually([&] { return cache.stats().relists >= 1; }));
+  CHECK(eventually([&] { return !has_pod(cache, "while-away"); }));
+  CHECK(cache.snapshot().pods.size() == 20);
+}
+
+TEST_CASE("watch cache: a CRD installed later is picked up", "[kube][cache]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
+  ApiClient client(access_to(server), fast());
+  WatchCache cache(client, quick());
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(15)));  // not installed counts as synced
+  CHECK(cache.snapshot().hyper_nodes.empty());
+  server.set_group_version_installed("topology.volcano.sh/v1alpha1", true);
+  CHECK(eventually([&] { return cache.snapshot().hyper_nodes.size() == 7; }));
+}
+
+TEST_CASE("watch cache: a collection it may not list stays unsynced, with the reason",
+          "[kube][cache]") {
+  loadshift::testing::FakeApiServerOptions options;
+  options.tokens = {{"tester-token", "tester"}};
+  FakeApiServer server(options);
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(access_to(server, "tester-token"), fast());
+  WatchCache cache(client, quick());
+  cache.start();
+  CHECK_FALSE(cache.wait_synced(std::chrono::milliseconds(1500)));
+  std::vector<std::string> unsynced = cache.unsynced();
+  CHECK(std::find(unsynced.begin(), unsynced.end(), "Nodes") != unsynced.end());
+  CHECK(std::find(unsynced.begin(), unsynced.end(), "Pods") == unsynced.end());  // pods allowed
+  CHECK(eventually([&] {
+    for (const std::string& e : cache.stats().errors)
+      if (e.rfind("Nodes: ", 0) == 0 && e.find("403 Forbidden") != std::string::npos) return true;
+    return false;
+  }));
+}
