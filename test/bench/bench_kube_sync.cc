@@ -8,15 +8,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <malloc.h>
+
 #include <cstdio>
+#include <memory>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "kube/cluster_reader.h"
+#include "kube/watch_cache.h"
 #include "placement/json_item_splitter.h"
 #include "test/bench/bench_clock.h"
 #include "test/kube/fake_api_server.h"
@@ -54,6 +59,16 @@ class ItemsByCollection : public loadshift::placement::JsonItemSplitter::Listene
   void on_top_level_string(std::string_view, std::string_view) override {}
 };
 
+// Resident set size now (VmRSS), in MiB.
+double rss_mib() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
+  }
+  return -1;
+}
+
 double thread_cpu_seconds() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
@@ -80,12 +95,13 @@ int main(int argc, char** argv) {
   const size_t page_size = argc > 2 ? std::stoul(argv[2]) : 500;
 
   // The server's process: load the cluster, serve it, say where, wait to be killed.
-  int to_client[2], to_server[2];
-  if (pipe(to_client) != 0 || pipe(to_server) != 0) return 1;
+  int to_client[2], to_server[2], done_pipe[2];
+  if (pipe(to_client) != 0 || pipe(to_server) != 0 || pipe(done_pipe) != 0) return 1;
   pid_t server_pid = fork();
   if (server_pid == 0) {
     close(to_client[0]);
     close(to_server[1]);
+    close(done_pipe[0]);
     ItemsByCollection split;
     loadshift::placement::JsonItemSplitter splitter(&split);
     std::ifstream in(argv[1], std::ios::binary);
@@ -104,13 +120,23 @@ int main(int argc, char** argv) {
     std::string hello = server.url() + "\n" + server.ca_file() + "\n";
     if (write(to_client[1], hello.data(), hello.size()) < 0) _exit(1);
     close(to_client[1]);
-    char done;
-    while (read(to_server[0], &done, 1) > 0) {
+    // Commands from the client: 'e' = change 10,000 pods (a label), then answer 'd'.
+    const std::vector<std::string>& pods = split.items["/api/v1/pods"];
+    char command;
+    while (read(to_server[0], &command, 1) > 0) {
+      if (command != 'e') continue;
+      for (size_t i = 0; i < 10000 && i < pods.size(); ++i) {
+        nlohmann::json pod = nlohmann::json::parse(pods[i]);
+        pod["metadata"]["labels"]["bench-round"] = "1";
+        server.upsert("/api/v1/pods", std::move(pod));
+      }
+      if (write(done_pipe[1], "d", 1) < 0) _exit(1);
     }
     return 0;  // the client closed its end: stop (the server removes its files)
   }
   close(to_client[1]);
   close(to_server[0]);
+  close(done_pipe[1]);
   std::string hello;
   char c;
   int lines = 0;
@@ -142,25 +168,77 @@ int main(int argc, char** argv) {
   const double rss_before = loadshift::bench::peak_rss_mib();
   const auto start = Clock::now();
   const double cpu_start = thread_cpu_seconds();
-  loadshift::kube::ClusterRead read = loadshift::kube::read_cluster(client, read_options, &counter);
+  auto read = std::make_unique<loadshift::kube::ClusterRead>(
+      loadshift::kube::read_cluster(client, read_options, &counter));
   const double cpu = thread_cpu_seconds() - cpu_start;
   const double wall = loadshift::bench::seconds_since(start);
-
-  close(to_server[1]);
-  waitpid(server_pid, nullptr, 0);
+  const double rss_after_read = loadshift::bench::peak_rss_mib();
+  std::fflush(stdout);
 
   const double mb = static_cast<double>(counter.bytes) / 1e6;
   std::printf("kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
               "errors\n",
-              read.snapshot.nodes.size(), read.snapshot.pods.size(),
-              read.snapshot.priority_classes.size() + read.snapshot.pdbs.size() +
-                  read.snapshot.hyper_nodes.size() + read.snapshot.jobs.size() +
-                  read.snapshot.pod_groups.size(),
-              counter.pages, page_size, read.errors.size());
+              read->snapshot.nodes.size(), read->snapshot.pods.size(),
+              read->snapshot.priority_classes.size() + read->snapshot.pdbs.size() +
+                  read->snapshot.hyper_nodes.size() + read->snapshot.jobs.size() +
+                  read->snapshot.pod_groups.size(),
+              counter.pages, page_size, read->errors.size());
   std::printf("  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "
               "client's CPU time, %.0f MB/s wall)\n",
               wall, cpu, mb, cpu > 0 ? mb / cpu : 0.0, wall > 0 ? mb / wall : 0.0);
-  std::printf("  client peak RSS %.0f MiB (%.0f MiB before the read)\n",
-              loadshift::bench::peak_rss_mib(), rss_before);
-  return read.errors.empty() ? 0 : 1;
+  std::printf("  client peak RSS %.0f MiB after the read (%.0f MiB before it)\n", rss_after_read,
+              rss_before);
+
+  // The watch cache: its own first sync, then 10,000 pod updates through the watch. The read's
+  // snapshot is let go first, so that the cache's memory is the cache's.
+  const size_t read_errors = read->errors.size();
+  read.reset();
+  malloc_trim(0);
+  const double rss_without_read = rss_mib();
+  rusage before_cache{};
+  getrusage(RUSAGE_SELF, &before_cache);
+  const auto cache_start = Clock::now();
+  loadshift::kube::WatchCacheOptions cache_options;
+  cache_options.list.page_size = page_size;
+  loadshift::kube::WatchCache cache(client, cache_options);
+  cache.start();
+  const bool synced = cache.wait_synced(std::chrono::minutes(10));
+  const double cache_sync = loadshift::bench::seconds_since(cache_start);
+  malloc_trim(0);
+  const double rss_with_cache = rss_mib();
+  const size_t events_before = cache.stats().events;
+  rusage before_events{};
+  getrusage(RUSAGE_SELF, &before_events);
+  const auto events_start = Clock::now();
+  if (write(to_server[1], "e", 1) != 1) return 1;
+  char done = 0;
+  if (::read(done_pipe[0], &done, 1) != 1) return 1;
+  const double server_events = loadshift::bench::seconds_since(events_start);
+  while (cache.stats().events < events_before + 10000 &&
+         loadshift::bench::seconds_since(events_start) < 600) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  const double events_wall = loadshift::bench::seconds_since(events_start);
+  rusage after_events{};
+  getrusage(RUSAGE_SELF, &after_events);
+  size_t labelled = 0;
+  for (const auto& pod : cache.snapshot().pods) labelled += pod.meta.labels.find("bench-round") != nullptr;
+  auto cpu_of = [](const rusage& a, const rusage& b) {
+    auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
+    return seconds(b.ru_utime) - seconds(a.ru_utime) + seconds(b.ru_stime) - seconds(a.ru_stime);
+  };
+
+  close(to_server[1]);
+  waitpid(server_pid, nullptr, 0);
+
+  std::printf("watch cache: synced %s in %.2f s (%zu pods); 10,000 pod updates: the server sent "
+              "them in %.2f s, the cache had all %.2f s after the first (client CPU %.2f s, %.0f "
+              "us per event), %zu pods carry the new label\n",
+              synced ? "yes" : "NO", cache_sync, cache.snapshot().pods.size(), server_events,
+              events_wall, cpu_of(before_events, after_events),
+              1e6 * cpu_of(before_events, after_events) / 10000.0, labelled);
+  std::printf("  client RSS %.0f MiB holding the synced cache (%.0f MiB before it)\n",
+              rss_with_cache, rss_without_read);
+  (void)before_cache;
+  return read_errors == 0 ? 0 : 1;
 }
