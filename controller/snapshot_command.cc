@@ -98,8 +98,7 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
   if (!options.usage_output.empty()) {
     UsageFlags flags{"", options.prometheus_url, when};
     std::string why_none;
-    std::unique_ptr<metrics::NodeUsageSource> source =
-        make_usage_source(flags, *policy, &why_none);
+    std::unique_ptr<metrics::NodeUsageSource> source = make_usage_source(flags, *policy, &why_none);
     if (!source) {
       err << "error: --usage-output: " << why_none << "\n";
       return 2;

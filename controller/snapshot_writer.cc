@@ -10,8 +10,8 @@ namespace loadshift::controller {
 class ListFileWriter::Items : public placement::JsonItemSplitter::Listener {
  public:
   explicit Items(const kube::Collection& collection)
-      : prefix_("{\"kind\":\"" + collection.kind + "\",\"apiVersion\":\"" +
-                collection.api_version + "\""),
+      : prefix_("{\"kind\":\"" + collection.kind + "\",\"apiVersion\":\"" + collection.api_version +
+                "\""),
         splitter_(this) {}
 
   void feed(std::string_view bytes) {

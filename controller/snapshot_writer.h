@@ -37,7 +37,7 @@ class ListFileWriter : public kube::PageObserver {
   void flush_collection();
   std::ostream& out_;
   std::unique_ptr<Items> items_;
-  std::string collection_;     // path of the collection being read
+  std::string collection_;        // path of the collection being read
   std::FILE* pending_ = nullptr;  // its complete pages so far
   size_t written_ = 0, pending_count_ = 0;
   bool first_ = true;

@@ -240,7 +240,7 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
     if (connect_list == nullptr) throw std::bad_alloc();
   }
   std::unique_ptr<curl_slist, void (*)(curl_slist*)> connect_guard(connect_list,
-                                                                    curl_slist_free_all);
+                                                                   curl_slist_free_all);
 
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
@@ -320,8 +320,8 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
       }
       break;
     case CURLE_COULDNT_RESOLVE_HOST:
-      throw TransportError(Kind::kConnect, "cannot resolve the server name " + parts.host + ": " +
-                                               detail);
+      throw TransportError(Kind::kConnect,
+                           "cannot resolve the server name " + parts.host + ": " + detail);
     case CURLE_COULDNT_CONNECT:
       throw TransportError(Kind::kConnect, "cannot connect to the server " + where + ": " + detail);
     case CURLE_SSL_CONNECT_ERROR:

@@ -34,13 +34,27 @@ StatusText status_of(long status, const std::string& body) {
   }
   if (out.reason.empty()) {
     switch (status) {
-      case 401: out.reason = "Unauthorized"; break;
-      case 403: out.reason = "Forbidden"; break;
-      case 404: out.reason = "NotFound"; break;
-      case 409: out.reason = "Conflict"; break;
-      case 410: out.reason = "Expired"; break;
-      case 429: out.reason = "TooManyRequests"; break;
-      default: out.reason = status >= 500 ? "InternalError" : "BadRequest"; break;
+      case 401:
+        out.reason = "Unauthorized";
+        break;
+      case 403:
+        out.reason = "Forbidden";
+        break;
+      case 404:
+        out.reason = "NotFound";
+        break;
+      case 409:
+        out.reason = "Conflict";
+        break;
+      case 410:
+        out.reason = "Expired";
+        break;
+      case 429:
+        out.reason = "TooManyRequests";
+        break;
+      default:
+        out.reason = status >= 500 ? "InternalError" : "BadRequest";
+        break;
     }
   }
   return out;
@@ -68,7 +82,8 @@ struct ApiClient::Impl {
     while (true) {
       auto now = Clock::now();
       double elapsed = std::chrono::duration<double>(now - refilled).count();
-      tokens = std::min<double>(std::max(1, options.rate.burst), tokens + elapsed * options.rate.qps);
+      tokens =
+          std::min<double>(std::max(1, options.rate.burst), tokens + elapsed * options.rate.qps);
       refilled = now;
       if (tokens >= 1) {
         tokens -= 1;
@@ -216,8 +231,7 @@ void ApiClient::exchange(const std::string& path,
     if (result.status == 403) {
       throw ApiError(403, status.reason,
                      what + ": " + code + ": " + status.message +
-                         "; grant that RBAC verb and resource to the user (" + access.origin +
-                         ")");
+                         "; grant that RBAC verb and resource to the user (" + access.origin + ")");
     }
     throw ApiError(result.status, status.reason,
                    what + ": " + code + (status.message.empty() ? "" : ": " + status.message) +
@@ -238,9 +252,8 @@ void ApiClient::stream(const std::string& path,
 }
 
 bool ApiClient::serves(const std::string& group_version) {
-  const std::string path = group_version.find('/') == std::string::npos
-                               ? "/api/" + group_version
-                               : "/apis/" + group_version;
+  const std::string path = group_version.find('/') == std::string::npos ? "/api/" + group_version
+                                                                        : "/apis/" + group_version;
   try {
     get(path);
     return true;

@@ -37,8 +37,8 @@ class ApiError : public std::runtime_error {
 
 // Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).
 struct RateLimit {
-  double qps = 5;   // requests per second, sustained; <= 0: unlimited
-  int burst = 10;   // requests allowed at once
+  double qps = 5;  // requests per second, sustained; <= 0: unlimited
+  int burst = 10;  // requests allowed at once
 };
 
 struct ClientOptions {

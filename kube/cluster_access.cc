@@ -68,7 +68,8 @@ MergedConfig merge(const std::vector<std::string>& files) {
                         ": not YAML: " + e.msg);
     }
     if (!doc || doc.IsNull()) continue;  // an empty file adds nothing
-    if (!doc.IsMap()) throw ConfigError("kubeconfig " + file + ": expected a mapping (kind: Config)");
+    if (!doc.IsMap())
+      throw ConfigError("kubeconfig " + file + ": expected a mapping (kind: Config)");
     merge_list(doc["clusters"], "cluster", file, merged.clusters);
     merge_list(doc["users"], "user", file, merged.users);
     merge_list(doc["contexts"], "context", file, merged.contexts);
@@ -105,8 +106,8 @@ std::string decode_base64(const std::string& text, const std::string& where) {
   for (char c : text) {
     if (c != '\n' && c != '\r' && c != ' ') clean += c;
   }
-  if (clean.size() % 4 != 0) throw ConfigError(where + ": not base64 (length " +
-                                               std::to_string(clean.size()) + ")");
+  if (clean.size() % 4 != 0)
+    throw ConfigError(where + ": not base64 (length " + std::to_string(clean.size()) + ")");
   std::string out(clean.size() / 4 * 3, '\0');
   int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
                           reinterpret_cast<const unsigned char*>(clean.data()),
@@ -144,7 +145,8 @@ ExecPlugin read_exec(const Named& user, const std::string& where) {
   if (YAML::Node env = exec["env"]; env && !env.IsNull()) {
     if (!env.IsSequence()) throw ConfigError(where + ": exec: env: expected a list");
     for (const auto& e : env) {
-      if (!e.IsMap() || !e["name"]) throw ConfigError(where + ": exec: env: expected {name, value}");
+      if (!e.IsMap() || !e["name"])
+        throw ConfigError(where + ": exec: env: expected {name, value}");
       plugin.env.emplace_back(e["name"].Scalar(), e["value"] ? e["value"].Scalar() : "");
     }
   }
@@ -185,7 +187,8 @@ ClusterAccess from_kubeconfig(const std::vector<std::string>& files, const std::
     throw ConfigError(origin + ": no current-context is set; give --context NAME (contexts: " +
                       [&] {
                         std::string list;
-                        for (const auto& [n, v] : merged.contexts) list += (list.empty() ? "" : ", ") + n;
+                        for (const auto& [n, v] : merged.contexts)
+                          list += (list.empty() ? "" : ", ") + n;
                         return list.empty() ? std::string("none") : list;
                       }() +
                       ")");
@@ -212,9 +215,8 @@ ClusterAccess from_kubeconfig(const std::vector<std::string>& files, const std::
     throw ConfigError(cluster_where + ": server \"" + access.server +
                       "\": expected an http(s) URL");
   }
-  access.tls.ca_file =
-      resolve_path(text_field(cluster->second, "certificate-authority", cluster_where),
-                   cluster->second.file);
+  access.tls.ca_file = resolve_path(
+      text_field(cluster->second, "certificate-authority", cluster_where), cluster->second.file);
   std::string ca_data = text_field(cluster->second, "certificate-authority-data", cluster_where);
   if (!ca_data.empty()) {
     access.tls.ca_pem = decode_base64(ca_data, cluster_where + ": certificate-authority-data");
@@ -265,8 +267,9 @@ ClusterAccess from_kubeconfig(const std::vector<std::string>& files, const std::
 
 ClusterAccess in_cluster(const Environment& env) {
   if (env.service_host.empty() || env.service_port.empty()) {
-    throw ConfigError("not running in a cluster: KUBERNETES_SERVICE_HOST and "
-                      "KUBERNETES_SERVICE_PORT are not set");
+    throw ConfigError(
+        "not running in a cluster: KUBERNETES_SERVICE_HOST and "
+        "KUBERNETES_SERVICE_PORT are not set");
   }
   const std::string token = env.service_account_dir + "/token";
   const std::string ca = env.service_account_dir + "/ca.crt";
@@ -309,8 +312,9 @@ ClusterAccess find_cluster(const AccessOptions& options, const Environment& env)
     if (fs::exists(file)) return from_kubeconfig({file}, options.context);
   }
   if (!env.service_host.empty()) return in_cluster(env);
-  throw ConfigError("no cluster configured: give --kubeconfig FILE, set $KUBECONFIG, create "
-                    "~/.kube/config, or run in a pod (KUBERNETES_SERVICE_HOST)");
+  throw ConfigError(
+      "no cluster configured: give --kubeconfig FILE, set $KUBECONFIG, create "
+      "~/.kube/config, or run in a pod (KUBERNETES_SERVICE_HOST)");
 }
 
 }  // namespace loadshift::kube

@@ -15,11 +15,11 @@ namespace loadshift::kube {
 
 // A collection the plan reads.
 struct Collection {
-  std::string path;           // "/api/v1/pods"
-  std::string kind;           // "Pod": the kind of its items
-  std::string api_version;    // "v1", "policy/v1": the apiVersion of its items
-  bool custom = false;        // a CRD: absent (404 on discovery) means "not installed"
-  std::string description;    // "HyperNodes", for messages
+  std::string path;         // "/api/v1/pods"
+  std::string kind;         // "Pod": the kind of its items
+  std::string api_version;  // "v1", "policy/v1": the apiVersion of its items
+  bool custom = false;      // a CRD: absent (404 on discovery) means "not installed"
+  std::string description;  // "HyperNodes", for messages
 };
 
 // Nodes, Pods, PodDisruptionBudgets, PriorityClasses, PersistentVolumeClaims,
@@ -42,8 +42,8 @@ class PageObserver {
 
 struct ClusterRead {
   placement::Snapshot snapshot;
-  std::vector<placement::DecodeError> errors;   // objects left out, and why
-  std::vector<std::string> not_installed;       // "HyperNodes (topology.volcano.sh/v1alpha1)"
+  std::vector<placement::DecodeError> errors;  // objects left out, and why
+  std::vector<std::string> not_installed;      // "HyperNodes (topology.volcano.sh/v1alpha1)"
   size_t pages = 0;
   size_t restarts = 0;  // lists started over after 410 Expired
 };

@@ -73,8 +73,8 @@ ProcessResult run_plugin(const ExecPlugin& plugin) {
   argv.push_back(nullptr);
 
   pid_t pid = 0;
-  int spawned = posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr, argv.data(),
-                             envp.data());
+  int spawned =
+      posix_spawnp(&pid, plugin.command.c_str(), &actions, nullptr, argv.data(), envp.data());
   posix_spawn_file_actions_destroy(&actions);
   close(out_pipe[1]);
   close(err_pipe[1]);
@@ -82,8 +82,8 @@ ProcessResult run_plugin(const ExecPlugin& plugin) {
     close(out_pipe[0]);
     close(err_pipe[0]);
     std::string hint = plugin.install_hint.empty() ? "" : " (" + plugin.install_hint + ")";
-    throw ConfigError(plugin.origin + ": cannot run the exec credential plugin " +
-                      plugin.command + ": " + std::strerror(spawned) + hint);
+    throw ConfigError(plugin.origin + ": cannot run the exec credential plugin " + plugin.command +
+                      ": " + std::strerror(spawned) + hint);
   }
   ProcessResult result;
   pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
@@ -171,15 +171,16 @@ struct Credentials::State {
       throw ConfigError(prefix + "no ExecCredential JSON object");
     }
     if (doc.value("apiVersion", "") != plugin.api_version) {
-      throw ConfigError(prefix + "apiVersion \"" + doc.value("apiVersion", "") +
-                        "\", expected \"" + plugin.api_version + "\" as the kubeconfig asks");
+      throw ConfigError(prefix + "apiVersion \"" + doc.value("apiVersion", "") + "\", expected \"" +
+                        plugin.api_version + "\" as the kubeconfig asks");
     }
     const nlohmann::json* status = doc.contains("status") ? &doc["status"] : nullptr;
     if (status == nullptr || !status->is_object()) throw ConfigError(prefix + "no status");
     if (!status->contains("token") || !(*status)["token"].is_string() ||
         (*status)["token"].get<std::string>().empty()) {
-      throw ConfigError(prefix + "no status.token (client certificates from exec plugins are "
-                                 "not supported; use a token)");
+      throw ConfigError(prefix +
+                        "no status.token (client certificates from exec plugins are "
+                        "not supported; use a token)");
     }
     exec_token = (*status)["token"].get<std::string>();
     exec_expiry.reset();

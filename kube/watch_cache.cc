@@ -140,8 +140,8 @@ struct WatchCache::Impl {
     nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
     if (!event.is_object() || !event.contains("type") || !event["type"].is_string() ||
         !event.contains("object")) {
-      record_error(i, "a watch event that is not {type, object}: " +
-                          std::string(line.substr(0, 200)));
+      record_error(i,
+                   "a watch event that is not {type, object}: " + std::string(line.substr(0, 200)));
       end = WatchEnd::kFailed;
       return false;
     }
@@ -198,9 +198,10 @@ struct WatchCache::Impl {
       std::lock_guard<std::mutex> lock(mutex);
       rv = states[i].resource_version;
     }
-    const std::string path = collection.path + "?watch=1&allowWatchBookmarks=true&resourceVersion=" +
-                             http::HttpClient::escape(rv) + "&timeoutSeconds=" +
-                             std::to_string(options.watch_timeout.count());
+    const std::string path =
+        collection.path +
+        "?watch=1&allowWatchBookmarks=true&resourceVersion=" + http::HttpClient::escape(rv) +
+        "&timeoutSeconds=" + std::to_string(options.watch_timeout.count());
     WatchEnd end = WatchEnd::kReconnect;
     std::string pending;
     ++watches;

@@ -30,13 +30,13 @@ struct WatchCacheOptions {
   std::chrono::seconds watch_timeout{300};        // timeoutSeconds of each watch request
   std::chrono::milliseconds first_backoff{1000};  // after a failed list or watch
   std::chrono::milliseconds max_backoff{30000};
-  std::chrono::seconds crd_recheck{60};           // discovery of a CRD that is not installed
+  std::chrono::seconds crd_recheck{60};  // discovery of a CRD that is not installed
 };
 
 struct WatchCacheStats {
-  size_t events = 0;    // watch events applied (bookmarks included)
-  size_t relists = 0;   // lists after the first, per collection summed (410, errors)
-  size_t watches = 0;   // watch requests started
+  size_t events = 0;                // watch events applied (bookmarks included)
+  size_t relists = 0;               // lists after the first, per collection summed (410, errors)
+  size_t watches = 0;               // watch requests started
   std::vector<std::string> errors;  // the last error of each collection that has one, e.g.
                                     // "Pods: GET ...: 403 Forbidden: ..."; empty when healthy
 };

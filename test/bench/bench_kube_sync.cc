@@ -11,11 +11,11 @@
 #include <malloc.h>
 
 #include <cstdio>
-#include <memory>
 #include <ctime>
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -45,8 +45,8 @@ class ItemsByCollection : public loadshift::placement::JsonItemSplitter::Listene
     }
     size_t open = text.find('"', text.find(':', at) + 1);
     size_t close = text.find('"', open + 1);
-    const char* collection =
-        loadshift::testing::collection_of_kind(std::string(text.substr(open + 1, close - open - 1)));
+    const char* collection = loadshift::testing::collection_of_kind(
+        std::string(text.substr(open + 1, close - open - 1)));
     if (collection == nullptr) {
       ++skipped;
       return;
@@ -176,16 +176,18 @@ int main(int argc, char** argv) {
   std::fflush(stdout);
 
   const double mb = static_cast<double>(counter.bytes) / 1e6;
-  std::printf("kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
-              "errors\n",
-              read->snapshot.nodes.size(), read->snapshot.pods.size(),
-              read->snapshot.priority_classes.size() + read->snapshot.pdbs.size() +
-                  read->snapshot.hyper_nodes.size() + read->snapshot.jobs.size() +
-                  read->snapshot.pod_groups.size(),
-              counter.pages, page_size, read->errors.size());
-  std::printf("  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "
-              "client's CPU time, %.0f MB/s wall)\n",
-              wall, cpu, mb, cpu > 0 ? mb / cpu : 0.0, wall > 0 ? mb / wall : 0.0);
+  std::printf(
+      "kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
+      "errors\n",
+      read->snapshot.nodes.size(), read->snapshot.pods.size(),
+      read->snapshot.priority_classes.size() + read->snapshot.pdbs.size() +
+          read->snapshot.hyper_nodes.size() + read->snapshot.jobs.size() +
+          read->snapshot.pod_groups.size(),
+      counter.pages, page_size, read->errors.size());
+  std::printf(
+      "  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "
+      "client's CPU time, %.0f MB/s wall)\n",
+      wall, cpu, mb, cpu > 0 ? mb / cpu : 0.0, wall > 0 ? mb / wall : 0.0);
   std::printf("  client peak RSS %.0f MiB after the read (%.0f MiB before it)\n", rss_after_read,
               rss_before);
 
@@ -222,7 +224,8 @@ int main(int argc, char** argv) {
   rusage after_events{};
   getrusage(RUSAGE_SELF, &after_events);
   size_t labelled = 0;
-  for (const auto& pod : cache.snapshot().pods) labelled += pod.meta.labels.find("bench-round") != nullptr;
+  for (const auto& pod : cache.snapshot().pods)
+    labelled += pod.meta.labels.find("bench-round") != nullptr;
   auto cpu_of = [](const rusage& a, const rusage& b) {
     auto seconds = [](const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; };
     return seconds(b.ru_utime) - seconds(a.ru_utime) + seconds(b.ru_stime) - seconds(a.ru_stime);
@@ -231,12 +234,13 @@ int main(int argc, char** argv) {
   close(to_server[1]);
   waitpid(server_pid, nullptr, 0);
 
-  std::printf("watch cache: synced %s in %.2f s (%zu pods); 10,000 pod updates: the server sent "
-              "them in %.2f s, the cache had all %.2f s after the first (client CPU %.2f s, %.0f "
-              "us per event), %zu pods carry the new label\n",
-              synced ? "yes" : "NO", cache_sync, cache.snapshot().pods.size(), server_events,
-              events_wall, cpu_of(before_events, after_events),
-              1e6 * cpu_of(before_events, after_events) / 10000.0, labelled);
+  std::printf(
+      "watch cache: synced %s in %.2f s (%zu pods); 10,000 pod updates: the server sent "
+      "them in %.2f s, the cache had all %.2f s after the first (client CPU %.2f s, %.0f "
+      "us per event), %zu pods carry the new label\n",
+      synced ? "yes" : "NO", cache_sync, cache.snapshot().pods.size(), server_events, events_wall,
+      cpu_of(before_events, after_events), 1e6 * cpu_of(before_events, after_events) / 10000.0,
+      labelled);
   std::printf("  client RSS %.0f MiB holding the synced cache (%.0f MiB before it)\n",
               rss_with_cache, rss_without_read);
   (void)before_cache;

@@ -6,30 +6,15 @@
 #include <iterator>
 
 #include "kube/api_client.h"
+#include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 
 using namespace loadshift::kube;
 using loadshift::testing::FakeApiServer;
 using loadshift::testing::FakeApiServerOptions;
+using loadshift::testing::fast_client;
 
 namespace {
-
-ClusterAccess access_to(const FakeApiServer& server, const std::string& token = "admin-token") {
-  ClusterAccess access;
-  access.server = server.url();
-  access.tls.ca_file = server.ca_file();
-  if (!token.empty()) access.credentials = Credentials::from_token(token);
-  access.origin = "test kubeconfig";
-  return access;
-}
-
-ClientOptions fast() {
-  ClientOptions options;
-  options.rate.qps = 0;
-  options.first_backoff = std::chrono::milliseconds(10);
-  options.max_backoff = std::chrono::milliseconds(50);
-  return options;
-}
 
 nlohmann::json node(const std::string& name) {
   return {{"metadata", {{"name", name}}},
@@ -55,7 +40,8 @@ std::string error_of(const std::function<void()>& call, long* status = nullptr,
 TEST_CASE("api client: TLS with the cluster's CA, a token, a list", "[kube][client]") {
   FakeApiServer server;
   server.set_objects("/api/v1/nodes", {node("a"), node("b")});
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server, "admin-token", "test kubeconfig"),
+                   fast_client());
   nlohmann::json list = nlohmann::json::parse(client.get("/api/v1/nodes"));
   CHECK(list["kind"] == "NodeList");
   REQUIRE(list["items"].size() == 2);
@@ -66,11 +52,11 @@ TEST_CASE("api client: TLS with the cluster's CA, a token, a list", "[kube][clie
 
   // The same from a CA given as data, and through tls-server-name (the certificate names
   // localhost; the connection still goes to 127.0.0.1).
-  ClusterAccess data = access_to(server);
+  ClusterAccess data = loadshift::testing::access_to(server, "admin-token", "test kubeconfig");
   data.tls.ca_file.clear();
   data.tls.ca_pem = server.ca_pem();
   data.tls.server_name = "localhost";
-  ApiClient by_data(data, fast());
+  ApiClient by_data(data, fast_client());
   CHECK_NOTHROW(by_data.get("/api/v1/nodes"));
 }
 
@@ -81,14 +67,17 @@ TEST_CASE("api client: errors a person can act on", "[kube][client]") {
   long status = 0;
   std::string reason;
 
-  ApiClient wrong(access_to(server, "nobody"), fast());
+  ApiClient wrong(loadshift::testing::access_to(server, "nobody", "test kubeconfig"),
+                  fast_client());
   std::string refused = error_of([&] { wrong.get("/api/v1/nodes"); }, &status);
   CHECK(status == 401);
-  CHECK_THAT(refused, Catch::Contains("GET " + server.url() + "/api/v1/nodes: the token was "
+  CHECK_THAT(refused, Catch::Contains("GET " + server.url() +
+                                      "/api/v1/nodes: the token was "
                                       "refused (401 Unauthorized); check a bearer token "
                                       "(test kubeconfig)"));
 
-  ApiClient tester(access_to(server, "tester-token"), fast());
+  ApiClient tester(loadshift::testing::access_to(server, "tester-token", "test kubeconfig"),
+                   fast_client());
   std::string forbidden = error_of([&] { tester.get("/api/v1/nodes"); }, &status);
   CHECK(status == 403);
   CHECK_THAT(forbidden, Catch::Contains("User \\\"tester\\\" cannot list resource \\\"nodes\\\"") ||
@@ -96,28 +85,29 @@ TEST_CASE("api client: errors a person can act on", "[kube][client]") {
   CHECK_THAT(forbidden, Catch::Contains("grant that RBAC verb and resource to the user"));
 
   // No CA: the server's certificate is not trusted; the message names what was trusted.
-  ClusterAccess untrusted = access_to(server);
+  ClusterAccess untrusted = loadshift::testing::access_to(server, "admin-token", "test kubeconfig");
   untrusted.tls.ca_file.clear();
-  ApiClient no_ca(untrusted, fast());
+  ApiClient no_ca(untrusted, fast_client());
   std::string tls = error_of([&] { no_ca.get("/api/v1/nodes"); }, &status, &reason);
   CHECK(status == 0);
   CHECK(reason == "Tls");
-  CHECK_THAT(tls, Catch::Contains("TLS with 127.0.0.1:" + std::to_string(server.port()) +
-                                  " failed"));
+  CHECK_THAT(tls,
+             Catch::Contains("TLS with 127.0.0.1:" + std::to_string(server.port()) + " failed"));
   CHECK_THAT(tls, Catch::Contains("trusting the system's CA bundle, verifying the server name "
                                   "127.0.0.1"));
 
   // A name the certificate does not carry.
-  ClusterAccess wrong_name = access_to(server);
+  ClusterAccess wrong_name =
+      loadshift::testing::access_to(server, "admin-token", "test kubeconfig");
   wrong_name.tls.server_name = "api.example.com";
-  ApiClient misnamed(wrong_name, fast());
+  ApiClient misnamed(wrong_name, fast_client());
   CHECK_THAT(error_of([&] { misnamed.get("/api/v1/nodes"); }),
              Catch::Contains("verifying the server name api.example.com"));
 
   // Nothing listens: the server is named, after the retries.
   ClusterAccess closed;
   closed.server = "https://127.0.0.1:1";
-  ApiClient nowhere(closed, fast());
+  ApiClient nowhere(closed, fast_client());
   CHECK_THAT(error_of([&] { nowhere.get("/api/v1/nodes"); }, &status, &reason),
              Catch::Contains("cannot connect to the server 127.0.0.1:1"));
   CHECK(reason == "Connect");
@@ -125,7 +115,8 @@ TEST_CASE("api client: errors a person can act on", "[kube][client]") {
 
   // A group/version that is not installed: discovery says so, it is not an error.
   server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
-  ApiClient admin(access_to(server), fast());
+  ApiClient admin(loadshift::testing::access_to(server, "admin-token", "test kubeconfig"),
+                  fast_client());
   CHECK_FALSE(admin.serves("topology.volcano.sh/v1alpha1"));
   CHECK(admin.serves("v1"));
   CHECK(admin.serves("policy/v1"));
@@ -134,7 +125,8 @@ TEST_CASE("api client: errors a person can act on", "[kube][client]") {
 TEST_CASE("api client: 429, 5xx and dropped connections are retried", "[kube][client]") {
   FakeApiServer server;
   server.set_objects("/api/v1/nodes", {node("a")});
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server, "admin-token", "test kubeconfig"),
+                   fast_client());
 
   server.fail_next("/api/v1/nodes", 429, 1, 0);
   CHECK_NOTHROW(client.get("/api/v1/nodes"));
@@ -161,10 +153,10 @@ TEST_CASE("api client: client certificates (mutual TLS)", "[kube][client]") {
   options.require_client_cert = true;
   FakeApiServer server(options);
   server.set_objects("/api/v1/nodes", {node("a")});
-  ClusterAccess access = access_to(server, "");
+  ClusterAccess access = loadshift::testing::access_to(server, "", "test kubeconfig");
   access.tls.client_cert_file = server.client_cert_file();
   access.tls.client_key_file = server.client_key_file();
-  ApiClient client(access, fast());
+  ApiClient client(access, fast_client());
   CHECK_NOTHROW(client.get("/api/v1/nodes"));
 
   // The same certificate as data (kubeconfig client-certificate-data / client-key-data).
@@ -172,14 +164,14 @@ TEST_CASE("api client: client certificates (mutual TLS)", "[kube][client]") {
     std::ifstream in(path);
     return std::string(std::istreambuf_iterator<char>(in), {});
   };
-  ClusterAccess data = access_to(server, "");
+  ClusterAccess data = loadshift::testing::access_to(server, "", "test kubeconfig");
   data.tls.client_cert_pem = read(server.client_cert_file());
   data.tls.client_key_pem = read(server.client_key_file());
-  ApiClient by_data(data, fast());
+  ApiClient by_data(data, fast_client());
   CHECK_NOTHROW(by_data.get("/api/v1/nodes"));
 
   // Without it the handshake fails.
-  ApiClient without(access_to(server, ""), fast());
+  ApiClient without(loadshift::testing::access_to(server, "", "test kubeconfig"), fast_client());
   std::string reason;
   error_of([&] { without.get("/api/v1/nodes"); }, nullptr, &reason);
   CHECK((reason == "Tls" || reason == "Connect"));

@@ -17,8 +17,8 @@ using namespace loadshift::kube;
 namespace {
 
 struct TempDir {
-  fs::path dir = fs::temp_directory_path() /
-                 ("loadshift-kube-test-" + std::to_string(std::random_device{}()));
+  fs::path dir =
+      fs::temp_directory_path() / ("loadshift-kube-test-" + std::to_string(std::random_device{}()));
   TempDir() { fs::create_directories(dir); }
   ~TempDir() {
     std::error_code ignored;
@@ -79,7 +79,7 @@ contexts:
 )"));
   tmp.write("conf/token.txt", "from-file\n");
   ClusterAccess prod = from_kubeconfig({file}, "");
-  CHECK(prod.server == "https://10.0.0.1:6443");  // trailing slash dropped
+  CHECK(prod.server == "https://10.0.0.1:6443");                        // trailing slash dropped
   CHECK(prod.tls.ca_file == (tmp.dir / "conf/certs/ca.pem").string());  // relative to the file
   CHECK(prod.tls.server_name == "api.internal");
   CHECK(prod.proxy == "http://proxy:3128");
@@ -152,7 +152,8 @@ TEST_CASE("kubeconfig: mistakes are named", "[kube][config]") {
     }
     return std::string("no error");
   };
-  CHECK_THAT(error_of("clusters: []\n"), Catch::Contains("no current-context is set; give --context"));
+  CHECK_THAT(error_of("clusters: []\n"),
+             Catch::Contains("no current-context is set; give --context"));
   CHECK_THAT(error_of("current-context: x\n"), Catch::Contains("context \"x\" is not defined"));
   CHECK_THAT(error_of("current-context: x\ncontexts:\n- name: x\n  context: {cluster: c}\n"),
              Catch::Contains("context x: cluster \"c\" is not defined"));
@@ -185,11 +186,20 @@ TEST_CASE("kubeconfig: an exec plugin is run as kubectl runs it, and its token c
   TempDir tmp;
   std::string counter = (tmp.dir / "runs").string();
   // Prints an ExecCredential whose token names the run; it expires far in the future.
-  std::string plugin = tmp.write("bin/credential", "#!/bin/sh\n"
-                                                   "echo run >> " + counter + "\n"
-                                                   "n=$(wc -l < " + counter + ")\n"
-                                                   "case \"$KUBERNETES_EXEC_INFO\" in *ExecCredential*) ;; *) exit 3;; esac\n"
-                                                   "echo \"{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/v1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":\\\"tok-$n-$EXTRA\\\",\\\"expirationTimestamp\\\":\\\"$EXPIRY\\\"}}\"\n");
+  std::string plugin =
+      tmp.write("bin/credential",
+                "#!/bin/sh\n"
+                "echo run >> " +
+                    counter +
+                    "\n"
+                    "n=$(wc -l < " +
+                    counter +
+                    ")\n"
+                    "case \"$KUBERNETES_EXEC_INFO\" in *ExecCredential*) ;; *) exit 3;; esac\n"
+                    "echo "
+                    "\"{\\\"apiVersion\\\":\\\"client.authentication.k8s.io/"
+                    "v1\\\",\\\"kind\\\":\\\"ExecCredential\\\",\\\"status\\\":{\\\"token\\\":"
+                    "\\\"tok-$n-$EXTRA\\\",\\\"expirationTimestamp\\\":\\\"$EXPIRY\\\"}}\"\n");
   fs::permissions(plugin, fs::perms::owner_all);
   auto kubeconfig = [&](const std::string& expiry) {
     return tmp.write("config", config(R"(current-context: x
@@ -208,13 +218,14 @@ users:
       args: [get-token]
       env:
       - {name: EXTRA, value: e}
-      - {name: EXPIRY, value: ")" + expiry + R"("}
+      - {name: EXPIRY, value: ")" + expiry +
+                                      R"("}
 )"));
   };
   ClusterAccess access = from_kubeconfig({kubeconfig("2200-01-01T00:00:00Z")}, "");
   CHECK(access.credentials.authorization() == "Bearer tok-1-e");
   CHECK(access.credentials.authorization() == "Bearer tok-1-e");  // cached until expiry
-  access.credentials.invalidate();                                   // e.g. after a 401
+  access.credentials.invalidate();                                // e.g. after a 401
   CHECK(access.credentials.authorization() == "Bearer tok-2-e");
 
   // An expired credential is fetched again every time.

@@ -4,29 +4,15 @@
 
 #include "controller/snapshot_files.h"
 #include "kube/cluster_reader.h"
+#include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 #include "test/kube/seed_cluster.h"
 
 using namespace loadshift::kube;
 using loadshift::testing::FakeApiServer;
+using loadshift::testing::fast_client;
 
 namespace {
-
-ClusterAccess access_to(const FakeApiServer& server, const std::string& token = "admin-token") {
-  ClusterAccess access;
-  access.server = server.url();
-  access.tls.ca_file = server.ca_file();
-  access.credentials = Credentials::from_token(token);
-  access.origin = "test";
-  return access;
-}
-
-ClientOptions fast() {
-  ClientOptions options;
-  options.rate.qps = 0;
-  options.first_backoff = std::chrono::milliseconds(10);
-  return options;
-}
 
 std::vector<std::string> pod_names(const loadshift::placement::Snapshot& snapshot) {
   std::vector<std::string> names;
@@ -71,7 +57,7 @@ TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][r
   FakeApiServer server;
   size_t served = loadshift::testing::serve_seed_cluster(server);
   REQUIRE(served == 41);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   ReadOptions options;
   options.page_size = 3;
   ClusterRead read = read_cluster(client, options);
@@ -101,7 +87,7 @@ TEST_CASE("cluster read: CRDs that are not installed are noted, not errors", "[k
   loadshift::testing::serve_seed_cluster(server);
   server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
   server.set_group_version_installed("batch.volcano.sh/v1alpha1", false);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   ClusterRead read = read_cluster(client);
   CHECK(read.snapshot.hyper_nodes.empty());
   CHECK(read.snapshot.jobs.empty());
@@ -113,7 +99,7 @@ TEST_CASE("cluster read: CRDs that are not installed are noted, not errors", "[k
 TEST_CASE("cluster read: an expired continue token starts the list over", "[kube][read]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   AfterFirstPage expire("/api/v1/pods", [&] { server.expire_continue_tokens(); });
   ReadOptions options;
   options.page_size = 5;
@@ -126,7 +112,7 @@ TEST_CASE("cluster read: an expired continue token starts the list over", "[kube
 TEST_CASE("cluster read: a page that breaks off is asked again", "[kube][read]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   server.drop_next("/api/v1/pods", 1);
   ClusterRead read = read_cluster(client);
   CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));
@@ -137,7 +123,7 @@ TEST_CASE("cluster read: a collection the user may not list stops the read", "[k
   options.tokens = {{"tester-token", "tester"}};
   FakeApiServer server(options);
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server, "tester-token"), fast());
+  ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
   CHECK_THROWS_WITH(read_cluster(client),
                     Catch::Contains("403 Forbidden") && Catch::Contains("\"nodes\""));
 }

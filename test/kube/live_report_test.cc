@@ -9,8 +9,8 @@
 
 #include "controller/commands.h"
 #include "test/kube/fake_api_server.h"
-#include "test/metrics/fake_prometheus.h"
 #include "test/kube/seed_cluster.h"
+#include "test/metrics/fake_prometheus.h"
 
 namespace fs = std::filesystem;
 using namespace loadshift::controller;
@@ -19,13 +19,14 @@ using loadshift::testing::FakeApiServer;
 namespace {
 
 const std::string kSource = LOADSHIFT_SOURCE_DIR;
-const std::string kSeedPolicy = kSource + "/test/data/shared/seed-examples/05-load-aware-policy.yaml";
+const std::string kSeedPolicy =
+    kSource + "/test/data/shared/seed-examples/05-load-aware-policy.yaml";
 const std::string kUsage = kSource + "/examples/seed-cluster/usage.json";
 const std::string kAt = "2026-11-22T04:00:00Z";
 
 struct TempDir {
-  fs::path dir = fs::temp_directory_path() /
-                 ("loadshift-live-test-" + std::to_string(std::random_device{}()));
+  fs::path dir =
+      fs::temp_directory_path() / ("loadshift-live-test-" + std::to_string(std::random_device{}()));
   TempDir() { fs::create_directories(dir); }
   ~TempDir() {
     std::error_code ignored;
@@ -40,13 +41,13 @@ struct TempDir {
 
 std::string kubeconfig_for(const FakeApiServer& server, const TempDir& tmp,
                            const std::string& token = "admin-token") {
-  return tmp.write("kubeconfig", "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
-                                 "clusters:\n- name: fake\n  cluster:\n    server: " +
-                                     server.url() + "\n    certificate-authority: " +
-                                     server.ca_file() +
-                                     "\nusers:\n- name: u\n  user:\n    token: " + token +
-                                     "\ncontexts:\n- name: fake\n  context: {cluster: fake, "
-                                     "user: u}\n");
+  return tmp.write("kubeconfig",
+                   "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                   "clusters:\n- name: fake\n  cluster:\n    server: " +
+                       server.url() + "\n    certificate-authority: " + server.ca_file() +
+                       "\nusers:\n- name: u\n  user:\n    token: " + token +
+                       "\ncontexts:\n- name: fake\n  context: {cluster: fake, "
+                       "user: u}\n");
 }
 
 struct Run {

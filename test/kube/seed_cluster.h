@@ -56,8 +56,8 @@ inline std::map<std::string, std::vector<nlohmann::json>> objects_of_yaml_file(
 // Serves the seed example cluster; returns the number of objects.
 inline size_t serve_seed_cluster(FakeApiServer& server) {
   size_t count = 0;
-  auto objects =
-      objects_of_yaml_file(std::string(LOADSHIFT_SOURCE_DIR) + "/examples/seed-cluster/cluster.yaml");
+  auto objects = objects_of_yaml_file(std::string(LOADSHIFT_SOURCE_DIR) +
+                                      "/examples/seed-cluster/cluster.yaml");
   for (auto& [collection, list] : objects) {
     count += list.size();
     server.set_objects(collection, std::move(list));

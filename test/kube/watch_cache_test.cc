@@ -5,29 +5,15 @@
 #include <thread>
 
 #include "kube/watch_cache.h"
+#include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 #include "test/kube/seed_cluster.h"
 
 using namespace loadshift::kube;
 using loadshift::testing::FakeApiServer;
+using loadshift::testing::fast_client;
 
 namespace {
-
-ClusterAccess access_to(const FakeApiServer& server, const std::string& token = "admin-token") {
-  ClusterAccess access;
-  access.server = server.url();
-  access.tls.ca_file = server.ca_file();
-  access.credentials = Credentials::from_token(token);
-  access.origin = "test";
-  return access;
-}
-
-ClientOptions fast() {
-  ClientOptions options;
-  options.rate.qps = 0;
-  options.first_backoff = std::chrono::milliseconds(10);
-  return options;
-}
 
 WatchCacheOptions quick() {
   WatchCacheOptions options;
@@ -69,7 +55,7 @@ nlohmann::json pod(const std::string& name, const std::string& node) {
 TEST_CASE("watch cache: first sync, then events keep it current", "[kube][cache]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   WatchCache cache(client, quick());
   CHECK_FALSE(cache.synced());
   CHECK(cache.unsynced().size() == plan_collections().size());
@@ -103,7 +89,7 @@ TEST_CASE("watch cache: a dropped stream reconnects where it left off; 410 relis
           "[kube][cache]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   WatchCache cache(client, quick());
   cache.start();
   REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
@@ -130,9 +116,9 @@ TEST_CASE("watch cache: a dropped stream reconnects where it left off; 410 relis
   server.fail_next("/api/v1/pods", 500, 8);
   server.drop_watches("/api/v1/pods");
   server.remove("/api/v1/pods", "default", "while-away");  // happens during the gap
-  server.upsert("/api/v1/nodes", nlohmann::json{{"apiVersion", "v1"},
-                                                {"kind", "Node"},
-                                                {"metadata", {{"name", "te9"}}}});
+  server.upsert(
+      "/api/v1/nodes",
+      nlohmann::json{{"apiVersion", "v1"}, {"kind", "Node"}, {"metadata", {{"name", "te9"}}}});
   server.compact();
   CHECK(eventually([&] { return cache.stats().relists >= 1; }));
   CHECK(eventually([&] { return !has_pod(cache, "while-away"); }));
@@ -143,7 +129,7 @@ TEST_CASE("watch cache: a CRD installed later is picked up", "[kube][cache]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
   server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
-  ApiClient client(access_to(server), fast());
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
   WatchCache cache(client, quick());
   cache.start();
   REQUIRE(cache.wait_synced(std::chrono::seconds(15)));  // not installed counts as synced
@@ -158,7 +144,7 @@ TEST_CASE("watch cache: a collection it may not list stays unsynced, with the re
   options.tokens = {{"tester-token", "tester"}};
   FakeApiServer server(options);
   loadshift::testing::serve_seed_cluster(server);
-  ApiClient client(access_to(server, "tester-token"), fast());
+  ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
   WatchCache cache(client, quick());
   cache.start();
   CHECK_FALSE(cache.wait_synced(std::chrono::milliseconds(1500)));
