@@ -9,9 +9,12 @@ namespace loadshift::controller {
 // Cuts one page (a List document) into its items and gives each its kind and apiVersion.
 class ListFileWriter::Items : public placement::JsonItemSplitter::Listener {
  public:
+  // Items of built-in typed lists carry no kind or apiVersion: they get them here. Custom
+  // resources are listed with their own, which stay as they are.
   explicit Items(const kube::Collection& collection)
-      : prefix_("{\"kind\":\"" + collection.kind + "\",\"apiVersion\":\"" + collection.api_version +
-                "\""),
+      : prefix_(collection.custom ? std::string()
+                                  : "{\"kind\":\"" + collection.kind + "\",\"apiVersion\":\"" +
+                                        collection.api_version + "\""),
         splitter_(this) {}
 
   void feed(std::string_view bytes) {
@@ -29,13 +32,17 @@ class ListFileWriter::Items : public placement::JsonItemSplitter::Listener {
     if (open == std::string_view::npos) {
       throw std::runtime_error("a list item that is not an object");
     }
+    if (count_ > 0) text_ += ",\n";
+    ++count_;
+    if (prefix_.empty()) {
+      text_ += body;
+      return;
+    }
     body.remove_prefix(open + 1);
     size_t first = body.find_first_not_of(" \t\r\n");
-    if (count_ > 0) text_ += ",\n";
     text_ += prefix_;
     if (first != std::string_view::npos && body[first] != '}') text_ += ',';
     text_ += body;
-    ++count_;
   }
   void on_top_level_string(std::string_view, std::string_view) override {}
 

@@ -245,6 +245,7 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
   curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
   curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
   curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+  curl_easy_setopt(curl, CURLOPT_TCP_KEEPALIVE, 1L);  // a peer that vanished is noticed
   curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers.get());
   curl_easy_setopt(curl, CURLOPT_USERAGENT, "loadshift");
   // gzip: what the API server (for answers over 128 KiB) and Prometheus compress with. Not
@@ -284,6 +285,10 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
             key = blob_of(tls.client_key_pem);
   if (!tls.ca_file.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO, tls.ca_file.c_str());
   if (!tls.ca_pem.empty()) curl_easy_setopt(curl, CURLOPT_CAINFO_BLOB, &ca);
+  // A configured CA is the only one trusted (as in client-go): not the system's CA directory too.
+  if (!tls.ca_file.empty() || !tls.ca_pem.empty()) {
+    curl_easy_setopt(curl, CURLOPT_CAPATH, static_cast<char*>(nullptr));
+  }
   if (!tls.client_cert_file.empty())
     curl_easy_setopt(curl, CURLOPT_SSLCERT, tls.client_cert_file.c_str());
   if (!tls.client_key_file.empty())

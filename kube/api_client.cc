@@ -135,7 +135,8 @@ struct Attempt {
 
 void ApiClient::exchange(const std::string& path,
                          const std::function<bool(std::string_view)>* on_body, std::string* body,
-                         milliseconds idle_timeout, const std::atomic<bool>* cancel) {
+                         const StreamOptions& stream_options) {
+  const std::atomic<bool>* cancel = stream_options.cancel;
   const ClusterAccess& access = access_;
   Impl& impl = *impl_;
   const std::string what = "GET " + access.server + path;
@@ -148,7 +149,7 @@ void ApiClient::exchange(const std::string& path,
     request.tls = access.tls;
     request.proxy = access.proxy;
     if (on_body == nullptr) request.timeout = impl.options.request_timeout;
-    request.idle_timeout = idle_timeout;
+    request.idle_timeout = stream_options.idle_timeout;
     request.cancel = cancel;
     // A watch's events must arrive one by one, as the API server sends them (it never
     // compresses a watch; a fake or a proxy that would, must not be asked to).
@@ -176,7 +177,7 @@ void ApiClient::exchange(const std::string& path,
       if (result.error_body.size() < kMaxErrorBody) result.error_body.append(bytes);
       return true;
     };
-    impl.take_token();
+    if (stream_options.rate_limited || attempt > 1) impl.take_token();
     ++impl.sent;
     auto http_client = impl.borrow();
     try {
@@ -214,7 +215,7 @@ void ApiClient::exchange(const std::string& path,
       if (!result.retry_after.empty()) {
         try {
           wait = std::min(milliseconds(std::stoll(result.retry_after) * 1000),
-                          impl.options.max_backoff);
+                          impl.options.max_retry_after);
         } catch (const std::exception&) {
         }
       }
@@ -241,14 +242,14 @@ void ApiClient::exchange(const std::string& path,
 
 std::string ApiClient::get(const std::string& path) {
   std::string body;
-  exchange(path, nullptr, &body, milliseconds{0}, nullptr);
+  exchange(path, nullptr, &body, StreamOptions{});
   return body;
 }
 
 void ApiClient::stream(const std::string& path,
                        const std::function<bool(std::string_view)>& on_body,
-                       milliseconds idle_timeout, const std::atomic<bool>* cancel) {
-  exchange(path, &on_body, nullptr, idle_timeout, cancel);
+                       const StreamOptions& options) {
+  exchange(path, &on_body, nullptr, options);
 }
 
 bool ApiClient::serves(const std::string& group_version) {

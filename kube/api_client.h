@@ -47,6 +47,17 @@ struct ClientOptions {
   int max_attempts = 5;  // 429, 5xx and connection failures are retried up to this many times
   std::chrono::milliseconds first_backoff{200};
   std::chrono::milliseconds max_backoff{5000};
+  std::chrono::milliseconds max_retry_after{60000};  // the longest Retry-After honoured
+};
+
+struct StreamOptions {
+  // A stream that delivers nothing for this long fails (a stalled connection); 0: no limit.
+  std::chrono::milliseconds idle_timeout{0};
+  // Set from another thread, ends the request quietly within about a second. May be null.
+  const std::atomic<bool>* cancel = nullptr;
+  // false: a continuation page of a list that already took its token from the rate limit (a
+  // paginated LIST counts once, as an unpaginated one would).
+  bool rate_limited = true;
 };
 
 class ApiClient {
@@ -67,10 +78,8 @@ class ApiClient {
   // Retries as get() does, but only before the first body byte: a stream that breaks midway
   // throws ApiError (reason "Interrupted"), and the caller starts over. `on_body` returning false
   // stops the request quietly.
-  // `cancel` (may be null), set from another thread, ends the request quietly within a second.
   void stream(const std::string& path, const std::function<bool(std::string_view)>& on_body,
-              std::chrono::milliseconds idle_timeout = std::chrono::milliseconds{0},
-              const std::atomic<bool>* cancel = nullptr);
+              const StreamOptions& options = {});
 
   // True when the API serves `group_version` ("topology.volcano.sh/v1alpha1", "v1"): discovery
   // answers it; false for 404 (a CRD that is not installed). Other failures throw ApiError.
@@ -83,8 +92,7 @@ class ApiClient {
   struct Impl;
   // One GET with retries; `on_body` null: the 2xx body is collected into *body.
   void exchange(const std::string& path, const std::function<bool(std::string_view)>* on_body,
-                std::string* body, std::chrono::milliseconds idle_timeout,
-                const std::atomic<bool>* cancel);
+                std::string* body, const StreamOptions& options);
   ClusterAccess access_;
   std::unique_ptr<Impl> impl_;
 };

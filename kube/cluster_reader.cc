@@ -67,12 +67,30 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
     placement::Snapshot page;
     placement::JsonSnapshotDecoder decoder(&page);
     if (observer != nullptr) observer->begin_page(collection);
+    std::exception_ptr observer_failed;  // never thrown through libcurl's C frames
+    StreamOptions stream;
+    stream.idle_timeout = options.page_idle_timeout;
+    stream.cancel = options.cancel;
+    stream.rate_limited = continue_token.empty();  // one token per list, not per page
     try {
-      client.stream(path, [&](std::string_view bytes) {
-        decoder.feed(bytes);
-        if (observer != nullptr) observer->page_bytes(bytes);
-        return true;
-      });
+      client.stream(
+          path,
+          [&](std::string_view bytes) {
+            decoder.feed(bytes);
+            if (observer == nullptr) return true;
+            try {
+              observer->page_bytes(bytes);
+            } catch (...) {
+              observer_failed = std::current_exception();
+              return false;
+            }
+            return true;
+          },
+          stream);
+      if (observer_failed) std::rethrow_exception(observer_failed);
+      if (options.cancel != nullptr && options.cancel->load()) {
+        throw ApiError(0, "Cancelled", "GET " + path + ": cancelled");
+      }
     } catch (const ApiError& e) {
       if (observer != nullptr) observer->end_page(false);
       if (e.status() == 410 && !continue_token.empty() &&

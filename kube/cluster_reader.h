@@ -2,6 +2,8 @@
 // the bytes arrive (the placement decoder that snapshot files use), into one Snapshot.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -51,6 +53,10 @@ struct ClusterRead {
 struct ReadOptions {
   size_t page_size = 500;
   int max_restarts = 3;  // per collection
+  // A page that delivers nothing for this long fails (and is asked again, then the read fails).
+  std::chrono::milliseconds page_idle_timeout{60000};
+  // Set from another thread, stops the read (it then throws ApiError "Cancelled"). May be null.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One collection, listed to the end.

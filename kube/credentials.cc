@@ -11,6 +11,7 @@
 #include <cstring>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "kube/cluster_access.h"
@@ -56,13 +57,21 @@ ProcessResult run_plugin(const ExecPlugin& plugin) {
   posix_spawn_file_actions_addclose(&actions, err_pipe[0]);
   posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
 
-  std::vector<std::string> env_text;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) env_text.emplace_back(*e);
-  for (const auto& [name, value] : plugin.env) env_text.push_back(name + "=" + value);
+  // The caller's environment, then the kubeconfig's env, then KUBERNETES_EXEC_INFO: a later
+  // value of a name replaces the earlier one, as kubectl does.
+  std::map<std::string, std::string> environment;
+  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
+    std::string entry(*e);
+    size_t equals = entry.find('=');
+    if (equals != std::string::npos) environment[entry.substr(0, equals)] = entry.substr(equals + 1);
+  }
+  for (const auto& [name, value] : plugin.env) environment[name] = value;
   nlohmann::json info = {{"apiVersion", plugin.api_version},
                          {"kind", "ExecCredential"},
                          {"spec", {{"interactive", false}}}};
-  env_text.push_back("KUBERNETES_EXEC_INFO=" + info.dump());
+  environment["KUBERNETES_EXEC_INFO"] = info.dump();
+  std::vector<std::string> env_text;
+  for (const auto& [name, value] : environment) env_text.push_back(name + "=" + value);
   std::vector<char*> envp;
   for (std::string& e : env_text) envp.push_back(e.data());
   envp.push_back(nullptr);

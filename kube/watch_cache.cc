@@ -7,6 +7,7 @@
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <limits>
 #include <thread>
 
 #include "placement/decode.h"
@@ -74,11 +75,15 @@ std::string string_at(const nlohmann::json& object, const char* a, const char* b
 struct CollectionState {
   const Collection* collection = nullptr;
   std::map<std::string, Snapshot> objects;
-  std::vector<placement::DecodeError> errors;
+  std::vector<placement::DecodeError> list_errors;                // of the last list
+  std::map<std::string, placement::DecodeError> event_errors;     // by object key, since
   std::string resource_version;
   bool synced = false;
   bool installed = true;
   std::string last_error;
+  // The last time the server answered this collection well: a list, an event, a watch that
+  // opened or ended on time, discovery saying "not installed".
+  std::chrono::steady_clock::time_point contact{};
 };
 
 enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed };
@@ -103,6 +108,12 @@ struct WatchCache::Impl {
     changed.wait_for(lock, duration, [this] { return stop.load(); });
   }
 
+  void mark_healthy(size_t i) {
+    std::lock_guard<std::mutex> lock(mutex);
+    states[i].last_error.clear();
+    states[i].contact = std::chrono::steady_clock::now();
+  }
+
   void record_error(size_t i, const std::string& message) {
     std::lock_guard<std::mutex> lock(mutex);
     states[i].last_error = states[i].collection->description + ": " + message;
@@ -111,8 +122,10 @@ struct WatchCache::Impl {
   bool list(size_t i) {
     const Collection& collection = *states[i].collection;
     ListResult result;
+    ReadOptions list_options = options.list;
+    list_options.cancel = &stop;
     try {
-      result = list_collection(client, collection, options.list);
+      result = list_collection(client, collection, list_options);
     } catch (const ApiError& e) {
       record_error(i, e.what());
       return false;
@@ -125,11 +138,13 @@ struct WatchCache::Impl {
       std::lock_guard<std::mutex> lock(mutex);
       CollectionState& state = states[i];
       state.objects = std::move(objects);
-      state.errors = std::move(result.errors);
+      state.list_errors = std::move(result.errors);
+      state.event_errors.clear();
       state.resource_version = result.resource_version;
       state.synced = true;
       state.installed = true;
       state.last_error.clear();
+      state.contact = std::chrono::steady_clock::now();
     }
     changed.notify_all();
     return true;
@@ -161,6 +176,7 @@ struct WatchCache::Impl {
     if (type == "BOOKMARK") {
       std::lock_guard<std::mutex> lock(mutex);
       if (!rv.empty()) states[i].resource_version = rv;
+      states[i].contact = std::chrono::steady_clock::now();
       return true;
     }
     std::string name = string_at(object, "metadata", "name");
@@ -168,7 +184,9 @@ struct WatchCache::Impl {
     if (type == "DELETED") {
       std::lock_guard<std::mutex> lock(mutex);
       states[i].objects.erase(key);
+      states[i].event_errors.erase(key);
       if (!rv.empty()) states[i].resource_version = rv;
+      states[i].contact = std::chrono::steady_clock::now();
       return true;
     }
     if (type != "ADDED" && type != "MODIFIED") {
@@ -181,13 +199,16 @@ struct WatchCache::Impl {
     std::lock_guard<std::mutex> lock(mutex);
     CollectionState& state = states[i];
     if (!summary.errors.empty()) {
-      // Kept out, and said: the controller plans on nothing while an object is unreadable.
-      for (auto& error : summary.errors) state.errors.push_back(std::move(error));
+      // Kept out, and said until the object is fixed or deleted: the controller plans on
+      // nothing while an object is unreadable.
+      state.event_errors[key] = std::move(summary.errors.front());
       state.objects.erase(key);
     } else {
+      state.event_errors.erase(key);
       state.objects[key] = std::move(one);
     }
     if (!rv.empty()) state.resource_version = rv;
+    state.contact = std::chrono::steady_clock::now();
     return true;
   }
 
@@ -204,29 +225,45 @@ struct WatchCache::Impl {
         "&timeoutSeconds=" + std::to_string(options.watch_timeout.count());
     WatchEnd end = WatchEnd::kReconnect;
     std::string pending;
+    bool opened = false;
     ++watches;
+    StreamOptions stream;
+    stream.idle_timeout = options.watch_timeout + std::chrono::seconds(30);
+    stream.cancel = &stop;
     try {
       client.stream(
           path,
           [&](std::string_view bytes) {
-            pending.append(bytes);
-            size_t start = 0;
-            for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
-                 start = newline + 1) {
-              std::string_view line(pending.data() + start, newline - start);
-              if (line.empty()) continue;
-              if (!apply(i, line, end)) return false;
+            try {
+              if (!opened) {
+                opened = true;
+                mark_healthy(i);
+              }
+              pending.append(bytes);
+              size_t start = 0;
+              for (size_t newline; (newline = pending.find('\n', start)) != std::string::npos;
+                   start = newline + 1) {
+                std::string_view line(pending.data() + start, newline - start);
+                if (line.empty()) continue;
+                if (!apply(i, line, end)) return false;
+              }
+              pending.erase(0, start);
+              return !stop.load();
+            } catch (const std::exception& e) {  // never through libcurl's C frames
+              record_error(i, std::string("applying a watch event: ") + e.what());
+              end = WatchEnd::kRelist;
+              return false;
             }
-            pending.erase(0, start);
-            return !stop.load();
           },
-          options.watch_timeout + std::chrono::seconds(30), &stop);
+          stream);
     } catch (const ApiError& e) {
       if (e.status() == 410) return WatchEnd::kRelist;
       if (e.status() == 404 && collection.custom) return WatchEnd::kRediscover;
       record_error(i, e.what());
       return WatchEnd::kFailed;
     }
+    // Ended on time (timeoutSeconds): the server was there all along.
+    if (end == WatchEnd::kReconnect && !stop.load()) mark_healthy(i);
     return end;
   }
 
@@ -254,9 +291,11 @@ struct WatchCache::Impl {
             CollectionState& state = states[i];
             state.installed = false;
             state.objects.clear();
-            state.errors.clear();
+            state.list_errors.clear();
+            state.event_errors.clear();
             state.synced = true;
             state.last_error.clear();
+            state.contact = std::chrono::steady_clock::now();
           }
           changed.notify_all();
           pause(options.crd_recheck);
@@ -303,7 +342,11 @@ WatchCache::WatchCache(ApiClient& client, WatchCacheOptions options)
 }
 
 WatchCache::~WatchCache() {
-  impl_->stop = true;
+  {
+    // Under the mutex: a thread about to wait in pause() cannot miss the wake-up.
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->stop = true;
+  }
   impl_->changed.notify_all();
   for (std::thread& thread : impl_->threads) thread.join();
 }
@@ -351,7 +394,8 @@ std::vector<placement::DecodeError> WatchCache::decode_errors() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   std::vector<placement::DecodeError> out;
   for (const CollectionState& s : impl_->states) {
-    out.insert(out.end(), s.errors.begin(), s.errors.end());
+    out.insert(out.end(), s.list_errors.begin(), s.list_errors.end());
+    for (const auto& [key, error] : s.event_errors) out.push_back(error);
   }
   return out;
 }
@@ -362,8 +406,13 @@ WatchCacheStats WatchCache::stats() const {
   stats.relists = impl_->relists.load();
   stats.watches = impl_->watches.load();
   std::lock_guard<std::mutex> lock(impl_->mutex);
+  const auto now = std::chrono::steady_clock::now();
   for (const CollectionState& s : impl_->states) {
     if (!s.last_error.empty()) stats.errors.push_back(s.last_error);
+    double age = s.synced ? std::chrono::duration<double>(now - s.contact).count() : -1;
+    if (!s.synced || age > stats.max_seconds_since_contact) {
+      stats.max_seconds_since_contact = s.synced ? age : std::numeric_limits<double>::infinity();
+    }
   }
   return stats;
 }

@@ -37,8 +37,14 @@ struct WatchCacheStats {
   size_t events = 0;                // watch events applied (bookmarks included)
   size_t relists = 0;               // lists after the first, per collection summed (410, errors)
   size_t watches = 0;               // watch requests started
-  std::vector<std::string> errors;  // the last error of each collection that has one, e.g.
-                                    // "Pods: GET ...: 403 Forbidden: ..."; empty when healthy
+  // The last error of each collection that has not recovered from it since, e.g. "Pods: GET
+  // ...: 403 Forbidden: ..."; cleared by a list, or by a watch that opens or ends on time.
+  std::vector<std::string> errors;
+  // The longest any collection has gone without a good answer from the server (a list, an event,
+  // a watch opening or ending on time); infinity while one has never synced. A quiet, healthy
+  // collection answers at least every watch_timeout. The controller refuses to plan on a cache
+  // older than it accepts.
+  double max_seconds_since_contact = 0;
 };
 
 class WatchCache {

@@ -96,6 +96,11 @@ TEST_CASE("api client: errors a person can act on", "[kube][client]") {
   CHECK_THAT(tls, Catch::Contains("trusting the system's CA bundle, verifying the server name "
                                   "127.0.0.1"));
 
+  // insecure-skip-tls-verify: the same server without its CA is accepted.
+  untrusted.tls.insecure_skip_verify = true;
+  ApiClient insecure(untrusted, fast_client());
+  CHECK_NOTHROW(insecure.get("/api/v1/nodes"));
+
   // A name the certificate does not carry.
   ClusterAccess wrong_name =
       loadshift::testing::access_to(server, "admin-token", "test kubeconfig");
@@ -139,6 +144,12 @@ TEST_CASE("api client: 429, 5xx and dropped connections are retried", "[kube][cl
   server.drop_next("/api/v1/nodes", 1);
   CHECK_NOTHROW(client.get("/api/v1/nodes"));
   CHECK(client.requests_sent() == 7);
+
+  // Retry-After is honoured beyond the backoff ceiling (50 ms here): the client waits 1 s.
+  server.fail_next("/api/v1/nodes", 429, 1, 1);
+  auto asked = std::chrono::steady_clock::now();
+  CHECK_NOTHROW(client.get("/api/v1/nodes"));
+  CHECK(std::chrono::steady_clock::now() - asked >= std::chrono::milliseconds(950));
 
   // Past the attempts: the last answer, quoted.
   server.fail_next("/api/v1/nodes", 500, 10);

@@ -222,8 +222,11 @@ users:
                                       R"("}
 )"));
   };
+  // The kubeconfig's env wins over the caller's, as with kubectl.
+  setenv("EXTRA", "from-the-shell", 1);
   ClusterAccess access = from_kubeconfig({kubeconfig("2200-01-01T00:00:00Z")}, "");
   CHECK(access.credentials.authorization() == "Bearer tok-1-e");
+  unsetenv("EXTRA");
   CHECK(access.credentials.authorization() == "Bearer tok-1-e");  // cached until expiry
   access.credentials.invalidate();                                // e.g. after a 401
   CHECK(access.credentials.authorization() == "Bearer tok-2-e");
