@@ -1,6 +1,7 @@
 // The loadshift subcommands, callable without the command line (tests use them directly).
 #pragma once
 
+#include <atomic>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -71,5 +72,34 @@ struct SnapshotOptions {
 // usage fetched right after, in the `--usage` file format. Says on `out` what it wrote and the
 // `report` command that reproduces the plan. Returns 0, or 2 after saying why on `err`.
 int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream& err);
+
+// What `loadshift run` was asked for (its flags, as given; durations as the descheduler writes
+// them: "30s", "10m", "1h30m").
+struct RunOptions {
+  std::string policy_file;                      // --policy FILE (required)
+  std::string descheduling_interval = "10m";    // --descheduling-interval; "0": one cycle
+  bool dry_run = false;                         // --dry-run: no write of any kind
+  KubeFlags kube;
+  std::string prometheus_url;                   // --prometheus URL
+  std::string metrics_addr = "0.0.0.0:10258";   // --metrics-addr HOST:PORT
+  std::string tls_cert_file, tls_key_file;      // --tls-cert-file, --tls-private-key-file
+  std::string log_format = "text";              // --log-format text|json
+  bool leader_elect = false;                    // --leader-elect
+  std::string lease_duration = "15s";           // --leader-elect-lease-duration
+  std::string renew_deadline = "10s";           // --leader-elect-renew-deadline
+  std::string retry_period = "2s";              // --leader-elect-retry-period
+  std::string lease_name = "loadshift";         // --leader-elect-resource-name
+  std::string lease_namespace;                  // --leader-elect-resource-namespace; "": own
+  int max_in_flight_per_workload = 1;           // --max-in-flight-per-workload; 0: no limit
+};
+
+// `loadshift run`: the controller. Checks the flags and the policy (exit 2 with every problem on
+// `err`), reaches the cluster, starts the watch cache, the HTTP port and (with leader_elect) the
+// elector, then runs a cycle every interval (plus up to 5% jitter) until `*stop` is set (by
+// SIGTERM/SIGINT in main) or, with interval 0, after one cycle. On stop: finishes the eviction
+// in flight, releases the lease, returns 0. With interval 0 returns 1 when the one cycle was
+// skipped (an input was missing), so a Job shows it. Logs go to stderr (configure_logging).
+int run_controller(const RunOptions& options, std::ostream& err,
+                   const std::atomic<bool>* stop = nullptr);
 
 }  // namespace loadshift::controller

@@ -2,11 +2,20 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <atomic>
+#include <csignal>
 #include <iostream>
 
 #include "controller/commands.h"
 
 namespace {
+
+// Set by SIGTERM / SIGINT; `loadshift run` stops between evictions and releases its lease.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+extern "C" void on_stop_signal(int) {
+  g_stop.store(true);
+}
 
 // --kubeconfig, --context, --kube-api-qps, --kube-api-burst, as kubectl and the descheduler.
 void add_kube_flags(CLI::App* command, loadshift::controller::KubeFlags& flags) {
@@ -94,6 +103,48 @@ int main(int argc, char** argv) {
   add_kube_flags(snapshot, snapshot_options.kube);
   snapshot->callback([&] {
     exit_code = loadshift::controller::run_snapshot(snapshot_options, std::cout, std::cerr);
+  });
+
+  loadshift::controller::RunOptions run_options;
+  auto* run = app.add_subcommand(
+      "run", "The controller: every interval, plan from the live cluster and evict through the "
+             "Eviction API");
+  run->add_option("--policy", run_options.policy_file,
+                  "DeschedulerPolicy file (bare or in a ConfigMap); re-read every cycle");
+  run->add_option("--descheduling-interval", run_options.descheduling_interval,
+                  "Time between cycles, e.g. 30s, 10m, 1h30m (default 10m); 0: one cycle, then "
+                  "exit");
+  run->add_flag("--dry-run", run_options.dry_run,
+                "Plan and log, but write nothing to the API (no evictions, Events or Leases)");
+  add_kube_flags(run, run_options.kube);
+  run->add_option("--prometheus", run_options.prometheus_url,
+                  "Prometheus base URL, replacing the policy's");
+  run->add_option("--metrics-addr", run_options.metrics_addr,
+                  "HOST:PORT of /healthz, /readyz and /metrics (default 0.0.0.0:10258)");
+  run->add_option("--tls-cert-file", run_options.tls_cert_file,
+                  "Serve that port over TLS with this PEM certificate");
+  run->add_option("--tls-private-key-file", run_options.tls_key_file,
+                  "The PEM private key of --tls-cert-file");
+  run->add_option("--log-format", run_options.log_format, "text (default) or json");
+  run->add_flag("--leader-elect", run_options.leader_elect,
+                "Elect a leader on a Lease; only the leader evicts (default false)");
+  run->add_option("--leader-elect-lease-duration", run_options.lease_duration,
+                  "How long a lease holds without renewal (default 15s)");
+  run->add_option("--leader-elect-renew-deadline", run_options.renew_deadline,
+                  "The leader stops evicting when it has not renewed for this long (default 10s)");
+  run->add_option("--leader-elect-retry-period", run_options.retry_period,
+                  "Time between tries to acquire or renew (default 2s)");
+  run->add_option("--leader-elect-resource-name", run_options.lease_name,
+                  "Name of the Lease (default loadshift)");
+  run->add_option("--leader-elect-resource-namespace", run_options.lease_namespace,
+                  "Namespace of the Lease (default: the pod's own, else kube-system)");
+  run->add_option("--max-in-flight-per-workload", run_options.max_in_flight_per_workload,
+                  "At most this many pods of one workload evicted and not Ready again (default "
+                  "1; 0: no limit)");
+  run->callback([&] {
+    std::signal(SIGTERM, on_stop_signal);
+    std::signal(SIGINT, on_stop_signal);
+    exit_code = loadshift::controller::run_controller(run_options, std::cerr, &g_stop);
   });
 
   try {

@@ -128,7 +128,7 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
   }
   placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
-  UsageFlags flags{options.usage_file, options.prometheus_url, at};
+  UsageFlags flags{options.usage_file, options.prometheus_url, at, std::nullopt};
   std::optional<metrics::UsageMap> usage = fetch_usage(flags, *policy, snapshot, err);
   if (!usage) return 2;
 

@@ -96,7 +96,7 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
 
   std::string report = "loadshift report --snapshot " + options.output;
   if (!options.usage_output.empty()) {
-    UsageFlags flags{"", options.prometheus_url, when};
+    UsageFlags flags{"", options.prometheus_url, when, std::nullopt};
     std::string why_none;
     std::unique_ptr<metrics::NodeUsageSource> source = make_usage_source(flags, *policy, &why_none);
     if (!source) {

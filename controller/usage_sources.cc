@@ -130,6 +130,9 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
   if (load_aware != nullptr) {
     metrics::PrometheusSettings settings = prometheus_settings(load_aware->metrics, flags.at);
     if (!flags.prometheus_url.empty()) settings.address = flags.prometheus_url;
+    if (flags.providers_token && settings.address == providers_url(policy)) {
+      settings.bearer_token = *flags.providers_token;
+    }
     return std::make_unique<metrics::PrometheusSource>(std::move(settings));
   }
   std::string address =
@@ -138,6 +141,9 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
     metrics::PrometheusSettings settings;  // the built-in defaults: 5m window, 30s step, ...
     settings.address = address;
     settings.evaluation_time = flags.at;
+    if (flags.providers_token && address == providers_url(policy)) {
+      settings.bearer_token = *flags.providers_token;
+    }
     return std::make_unique<metrics::PrometheusSource>(std::move(settings));
   }
   if (why_none != nullptr) {
@@ -167,7 +173,7 @@ std::vector<std::string> usage_source_warnings(const UsageFlags& flags,
     }
   }
   const auto& prometheus = policy.metrics_providers.prometheus;
-  if (prometheus &&
+  if (prometheus && !flags.providers_token &&
       (!prometheus->auth_secret_name.empty() || !prometheus->auth_secret_namespace.empty())) {
     out.push_back("metricsProviders prometheus authToken secretReference " +
                   prometheus->auth_secret_namespace + "/" + prometheus->auth_secret_name +

@@ -25,6 +25,9 @@ struct UsageFlags {
   std::string prometheus_url;  // --prometheus URL; empty: not given
   // --at: Prometheus evaluates its queries at this moment; empty: now.
   std::optional<std::chrono::system_clock::time_point> at;
+  // The token of the policy's metricsProviders prometheus authToken secretReference, when the
+  // caller read that Secret (the controller does); sent to the metricsProviders url.
+  std::optional<std::string> providers_token;
 };
 
 // The LoadAware whose metrics block names the usage source: strategies::first_load_aware (the

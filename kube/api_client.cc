@@ -135,17 +135,24 @@ struct Attempt {
 
 void ApiClient::exchange(const std::string& path,
                          const std::function<bool(std::string_view)>* on_body, std::string* body,
-                         const StreamOptions& stream_options) {
+                         const StreamOptions& stream_options, const Write* write) {
   const std::atomic<bool>* cancel = stream_options.cancel;
   const ClusterAccess& access = access_;
   Impl& impl = *impl_;
-  const std::string what = "GET " + access.server + path;
+  const std::string what =
+      (write != nullptr ? std::string(write->method) : std::string("GET")) + " " + access.server +
+      path;
   milliseconds backoff = impl.options.first_backoff;
   bool refreshed_credentials = false;
   for (int attempt = 1;; ++attempt) {
     if (cancel != nullptr && cancel->load()) return;
     http::HttpRequest request;
     request.url = access.server + path;
+    if (write != nullptr) {
+      request.method = std::string(write->method);
+      request.body = *write->body;
+      request.headers.push_back("Content-Type: application/json");
+    }
     request.tls = access.tls;
     request.proxy = access.proxy;
     if (on_body == nullptr) request.timeout = impl.options.request_timeout;
@@ -201,7 +208,10 @@ void ApiClient::exchange(const std::string& path,
       backoff = std::min(backoff * 2, impl.options.max_backoff);
       continue;
     }
-    if (result.status >= 200 && result.status < 300) return;
+    if (result.status >= 200 && result.status < 300) {
+      if (write != nullptr) write->answer->status = result.status;
+      return;
+    }
 
     StatusText status = status_of(result.status, result.error_body);
     if (result.status == 401 && !refreshed_credentials) {
@@ -210,7 +220,15 @@ void ApiClient::exchange(const std::string& path,
       access.credentials.invalidate();
       continue;
     }
-    if (retryable_status(result.status) && attempt < impl.options.max_attempts) {
+    bool retry = write == nullptr ? retryable_status(result.status)
+                                  : result.status == 429 && !result.retry_after.empty();
+    if (retry && attempt >= impl.options.max_attempts) retry = false;
+    if (write != nullptr && !retry && result.status != 401 && result.status != 403) {
+      *write->answer = ApiAnswer{result.status, std::move(result.error_body), status.reason,
+                                 status.message};
+      return;
+    }
+    if (retry) {
       milliseconds wait = backoff;
       if (!result.retry_after.empty()) {
         try {
@@ -250,6 +268,16 @@ void ApiClient::stream(const std::string& path,
                        const std::function<bool(std::string_view)>& on_body,
                        const StreamOptions& options) {
   exchange(path, &on_body, nullptr, options);
+}
+
+ApiAnswer ApiClient::send(std::string_view method, const std::string& path,
+                          const std::string& body) {
+  ApiAnswer answer;
+  std::string ok_body;
+  Write write{method, &body, &answer};
+  exchange(path, nullptr, &ok_body, StreamOptions{}, &write);
+  if (answer.ok()) answer.body = std::move(ok_body);
+  return answer;
 }
 
 bool ApiClient::serves(const std::string& group_version) {

@@ -35,6 +35,15 @@ class ApiError : public std::runtime_error {
   std::string reason_;
 };
 
+// The answer to a write (ApiClient::send), whatever its status.
+struct ApiAnswer {
+  long status = 0;
+  std::string body;
+  std::string reason;   // the Status reason ("TooManyRequests", "Conflict", ...); "" on 2xx
+  std::string message;  // the Status message, or the start of a non-Status body; "" on 2xx
+  bool ok() const { return status >= 200 && status < 300; }
+};
+
 // Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).
 struct RateLimit {
   double qps = 5;  // requests per second, sustained; <= 0: unlimited
@@ -81,6 +90,15 @@ class ApiClient {
   void stream(const std::string& path, const std::function<bool(std::string_view)>& on_body,
               const StreamOptions& options = {});
 
+  // Sends a write: `method` (POST, PUT, PATCH, DELETE) to `path` with the JSON `body`, and
+  // returns the answer whatever its status, so the caller decides what a 404, 409 or 429 means
+  // for it. Retries only what the server cannot have carried out: a connection that failed
+  // before an answer (as get() does) and a 429 with Retry-After (API Priority and Fairness turned
+  // the request away). A 429 without Retry-After (an eviction a PodDisruptionBudget forbids), a
+  // 409 and a 5xx come back at once. Throws ApiError for 401 (after one credential refresh) and
+  // 403 (RBAC: the message names the verb and resource), and when no answer came at all.
+  ApiAnswer send(std::string_view method, const std::string& path, const std::string& body);
+
   // True when the API serves `group_version` ("topology.volcano.sh/v1alpha1", "v1"): discovery
   // answers it; false for 404 (a CRD that is not installed). Other failures throw ApiError.
   bool serves(const std::string& group_version);
@@ -90,9 +108,16 @@ class ApiClient {
 
  private:
   struct Impl;
-  // One GET with retries; `on_body` null: the 2xx body is collected into *body.
+  // What exchange() sends besides the GET of a path.
+  struct Write {
+    std::string_view method;
+    const std::string* body = nullptr;
+    ApiAnswer* answer = nullptr;  // receives every answer but 401/403
+  };
+  // One request with retries; `on_body` null: the 2xx body is collected into *body. `write`
+  // null: a GET whose non-2xx answers throw.
   void exchange(const std::string& path, const std::function<bool(std::string_view)>* on_body,
-                std::string* body, const StreamOptions& options);
+                std::string* body, const StreamOptions& options, const Write* write = nullptr);
   ClusterAccess access_;
   std::unique_ptr<Impl> impl_;
 };

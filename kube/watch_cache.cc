@@ -417,4 +417,48 @@ WatchCacheStats WatchCache::stats() const {
   return stats;
 }
 
+namespace {
+
+const CollectionState* state_of(const std::vector<CollectionState>& states,
+                                std::string_view description) {
+  for (const CollectionState& state : states) {
+    if (state.collection->description == description) return &state;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<placement::Pod> WatchCache::pod(std::string_view namespace_,
+                                              std::string_view name) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const CollectionState* pods = state_of(impl_->states, "Pods");
+  if (pods == nullptr) return std::nullopt;
+  auto it = pods->objects.find(std::string(namespace_) + "/" + std::string(name));
+  if (it == pods->objects.end() || it->second.pods.empty()) return std::nullopt;
+  return it->second.pods.front();
+}
+
+std::optional<placement::Node> WatchCache::node(std::string_view name) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const CollectionState* nodes = state_of(impl_->states, "Nodes");
+  if (nodes == nullptr) return std::nullopt;
+  auto it = nodes->objects.find("/" + std::string(name));
+  if (it == nodes->objects.end() || it->second.nodes.empty()) return std::nullopt;
+  return it->second.nodes.front();
+}
+
+std::vector<placement::Pod> WatchCache::pods_on_node(std::string_view node) const {
+  std::vector<placement::Pod> out;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const CollectionState* pods = state_of(impl_->states, "Pods");
+  if (pods == nullptr) return out;
+  for (const auto& [key, one] : pods->objects) {
+    for (const placement::Pod& pod : one.pods) {
+      if (pod.node_name == node) out.push_back(pod);
+    }
+  }
+  return out;
+}
+
 }  // namespace loadshift::kube

@@ -16,6 +16,8 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -69,6 +71,13 @@ class WatchCache {
   // never planned on: the controller checks this is empty).
   std::vector<placement::DecodeError> decode_errors() const;
   WatchCacheStats stats() const;
+
+  // The current state of one object, for the checks right before an eviction (a copy; cheap:
+  // one lookup under the lock). Empty when the cache does not hold it (deleted, never seen).
+  std::optional<placement::Pod> pod(std::string_view namespace_, std::string_view name) const;
+  std::optional<placement::Node> node(std::string_view name) const;
+  // Every pod the cache holds whose spec.nodeName is `node` (copies; a scan of all pods).
+  std::vector<placement::Pod> pods_on_node(std::string_view node) const;
 
  private:
   struct Impl;

@@ -231,6 +231,8 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
   for (const auto& [name, value] : settings.headers) headers.push_back(name + ": " + value);
   if (!settings.bearer_token_file.empty()) {
     headers.push_back("Authorization: Bearer " + read_token(settings.bearer_token_file, impl.url));
+  } else if (!settings.bearer_token.empty()) {
+    headers.push_back("Authorization: Bearer " + settings.bearer_token);
   }
   if (request.sustained_for_ms && *request.sustained_for_ms <= 0) {
     throw UsageError("prometheus " + impl.url + ": sustainedFor must be positive, got " +

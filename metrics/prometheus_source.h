@@ -36,6 +36,7 @@ struct PrometheusSettings {
   std::string node_label = "instance";
   NodeMatchMode node_match = NodeMatchMode::kAuto;
   std::string bearer_token_file;  // read at each fetch (tokens rotate)
+  std::string bearer_token;       // used when no bearer_token_file (a token read from a Secret)
   std::string ca_file;
   bool insecure_skip_verify = false;
   std::map<std::string, std::string> headers;  // e.g. X-Scope-OrgID

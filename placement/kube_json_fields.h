@@ -120,6 +120,7 @@ inline bool read_object_meta(Decoding& d, od::value& value, ObjectMeta& meta,
       return read_string_map(d, field, meta.annotations, kLastAppliedAnnotation);
     }
     if (key == "creationTimestamp") return read_string(d, field, meta.creation_timestamp);
+    if (key == "resourceVersion") return read_string(d, field, meta.resource_version);
     if (key == "deletionTimestamp") {
       std::string_view timestamp;
       if (!read_string_view(d, field, timestamp)) return false;

@@ -296,6 +296,14 @@ inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
     }
     if (key == "qosClass") return read_string(d, field, pod.qos_class);
     if (key == "startTime") return read_string(d, field, pod.start_time);
+    if (key == "conditions") {
+      return visit_array(d, field, [&](od::value& element, size_t) {
+        NodeCondition condition;  // a pod condition has the same type/status/reason fields
+        if (!read_node_condition(d, element, condition)) return false;
+        if (condition.type == "Ready") pod.ready = condition.status == "True";
+        return true;
+      });
+    }
     return true;
   });
 }

@@ -46,6 +46,7 @@ struct ObjectMeta {
   StringMap labels;
   StringMap annotations;  // without kubectl.kubernetes.io/last-applied-configuration
   std::string creation_timestamp;  // RFC 3339 as written by the API server; empty if absent
+  std::string resource_version;    // metadata.resourceVersion; empty in files that omit it
   bool deleting = false;           // metadata.deletionTimestamp is set
 };
 
@@ -216,6 +217,7 @@ struct Pod {
   std::vector<int32_t> host_ports;  // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
   bool has_resource_claims = false;  // spec.resourceClaims (DRA)
   std::string start_time;            // status.startTime
+  bool ready = false;                // status.conditions Ready is "True"
   std::string restart_policy;
 
   // The controller owner reference, or nullptr.

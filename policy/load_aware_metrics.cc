@@ -216,7 +216,7 @@ void read_connection(FieldReader& metrics, LoadAwareMetrics& out) {
   out.ca_file = metrics.string("caFile").value_or("");
   out.insecure_skip_verify = metrics.boolean("insecureSkipVerify").value_or(false);
   read_headers(metrics, out.headers);
-  out.min_node_coverage = metrics.number("minNodeCoverage", 0, 100).value_or(90);
+  out.min_node_coverage = metrics.number("minNodeCoverage", 0, 100);
 }
 
 }  // namespace
@@ -310,8 +310,10 @@ void write_load_aware_metrics(const LoadAwareMetrics& metrics, YAML::Emitter& ou
     }
     out << YAML::EndMap;
   }
-  out << YAML::Key << "minNodeCoverage" << YAML::Value;
-  emit_number(out, metrics.min_node_coverage);
+  if (metrics.min_node_coverage) {  // unset: the rule "all but max(1, 10%)", no number
+    out << YAML::Key << "minNodeCoverage" << YAML::Value;
+    emit_number(out, *metrics.min_node_coverage);
+  }
   out << YAML::EndMap;
 }
 

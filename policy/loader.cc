@@ -309,7 +309,7 @@ void check_one_usage_fetch(const Policy& policy,
       continue;
     }
     LoadAwareMetrics mine = args.metrics, theirs = first->metrics;
-    mine.min_node_coverage = theirs.min_node_coverage = 0;
+    mine.min_node_coverage = theirs.min_node_coverage = std::nullopt;
     const char* field = !(mine == theirs) ? "metrics"
                         : args.sustained_for != first->sustained_for ? "sustainedFor"
                                                                       : nullptr;

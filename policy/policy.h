@@ -113,7 +113,10 @@ struct LoadAwareMetrics {
   std::string ca_file;
   bool insecure_skip_verify = false;
   std::map<std::string, std::string> headers;
-  double min_node_coverage = 90;  // percent of in-scope nodes that must have fresh data
+  // Percent of in-scope nodes that must have usage data. Unset: every node but max(1, 10%) of
+  // them (a big cluster is protected from planning on a partial view; in a small one a single
+  // node without an exporter does not silence the rest).
+  std::optional<double> min_node_coverage;
   friend bool operator==(const LoadAwareMetrics&, const LoadAwareMetrics&) = default;
 };
 

@@ -120,11 +120,19 @@ class LoadAware {
     double coverage =
         in_scope == 0 ? 100.0
                       : 100.0 * static_cast<double>(known_.size()) / static_cast<double>(in_scope);
-    if (coverage + kEpsilon >= args_.metrics.min_node_coverage) return true;
-    ctx_.plan().notes.push_back(
-        "LoadAware: " + std::to_string(known_.size()) + " of " + nodes_text(in_scope) + " (" +
-        setting_text(coverage) + ") have usage data; minNodeCoverage is " +
-        setting_text(args_.metrics.min_node_coverage) + ": nothing evicted");
+    std::string rule;
+    if (args_.metrics.min_node_coverage) {
+      if (coverage + kEpsilon >= *args_.metrics.min_node_coverage) return true;
+      rule = "minNodeCoverage is " + setting_text(*args_.metrics.min_node_coverage);
+    } else {
+      size_t may_miss = std::max<size_t>(1, in_scope / 10);
+      if (known_.size() + may_miss >= in_scope) return true;
+      rule = "without minNodeCoverage at most " + std::to_string(may_miss) +
+             " may lack it (max(1, 10%))";
+    }
+    ctx_.plan().notes.push_back("LoadAware: " + std::to_string(known_.size()) + " of " +
+                                nodes_text(in_scope) + " (" + setting_text(coverage) +
+                                ") have usage data; " + rule + ": nothing evicted");
     return false;
   }
 

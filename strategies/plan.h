@@ -70,6 +70,12 @@ struct NodeState {
   std::string classified_by;  // plugin that classified it ("" when none did)
 };
 
+// How long one plugin of one profile took to plan (for descheduler_strategy_duration_seconds).
+struct PluginRun {
+  std::string profile, plugin;
+  double seconds = 0;
+};
+
 struct Plan {
   std::vector<EvictionDecision> evictions;  // in the order they should be carried out
   std::vector<SkippedPod> skipped;
@@ -77,6 +83,7 @@ struct Plan {
   // What a plugin did not do and why ("LoadAware: 80% of nodes have usage data, policy needs
   // 90%; nothing evicted"), and other notes for a person.
   std::vector<std::string> notes;
+  std::vector<PluginRun> plugin_runs;  // every plugin run, in run order
 };
 
 struct PlanOptions {

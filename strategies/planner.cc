@@ -2,6 +2,7 @@
 // of every profile, then every balance plugin of every profile — over one shared PlanContext, so
 // limits and reservations hold across plugins and profiles.
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -66,7 +67,11 @@ void run_extension_point(const policy::Policy& policy,
                                    " has no strategy in this build; nothing planned for it");
         continue;
       }
+      auto started = std::chrono::steady_clock::now();
       (*strategy)(config->args, scope, ctx);
+      ctx.plan().plugin_runs.push_back(
+          {profile.name, name,
+           std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count()});
     }
   }
 }

@@ -1,0 +1,78 @@
+// The controller's metrics. The descheduler's names where one exists, so its dashboards keep
+// working (descheduler_pods_evicted_total, descheduler_loop_duration_seconds,
+// descheduler_strategy_duration_seconds, descheduler_build_info); loadshift's own under
+// `loadshift_`. Listed in docs/controller.md. Thread-safe (prometheus-cpp).
+#pragma once
+
+#include <prometheus/counter.h>
+#include <prometheus/family.h>
+#include <prometheus/gauge.h>
+#include <prometheus/histogram.h>
+#include <prometheus/registry.h>
+
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+
+#include "strategies/plan.h"
+
+namespace loadshift::controller {
+
+class ControllerMetrics {
+ public:
+  ControllerMetrics(prometheus::Registry& registry, std::string_view version);
+  ControllerMetrics(const ControllerMetrics&) = delete;
+  ControllerMetrics& operator=(const ControllerMetrics&) = delete;
+
+  // descheduler_pods_evicted_total{result,strategy,profile,namespace,node}; result is "success",
+  // "error", or the descheduler's text for a limit. With an owner (kind and name, "" for a bare
+  // pod) also loadshift_evictions_by_owner_total{namespace,owner_kind,owner,result}.
+  void count_eviction(std::string_view result, std::string_view strategy,
+                      std::string_view profile, std::string_view namespace_,
+                      std::string_view node, std::string_view owner_kind,
+                      std::string_view owner);
+  // loadshift_evictions_skipped_total{reason}: a planned eviction not carried out (the pod
+  // changed, the target changed, a PDB, a workload limit, the lease, a stop).
+  void count_skipped_eviction(std::string_view reason);
+
+  // descheduler_loop_duration_seconds and, per plugin, descheduler_strategy_duration_seconds.
+  void observe_cycle(double seconds, const strategies::Plan* plan);
+  // loadshift_cycles_total{result="evicted|nothing_to_do|skipped"}, and for "skipped"
+  // loadshift_cycles_skipped_total{reason}; loadshift_last_cycle_timestamp_seconds.
+  void count_cycle(std::string_view result, std::string_view skip_reason = "");
+
+  // loadshift_node_class{node,class} (1 for the node's class, replaced per plan) and
+  // loadshift_nodes{class}.
+  void record_nodes(const placement::ClusterIndex& index, const strategies::Plan& plan);
+  // loadshift_usage_node_coverage_ratio: nodes with usage data / nodes in scope.
+  void set_coverage(double ratio);
+  // loadshift_usage_fetch_duration_seconds and loadshift_usage_fetch_errors_total.
+  void observe_usage_fetch(double seconds, bool ok);
+  // loadshift_leader (1 while this replica holds the lease or runs without election).
+  void set_leader(bool leader);
+  // loadshift_cache_objects{kind} and loadshift_cache_seconds_since_contact.
+  void record_cache(const placement::Snapshot& snapshot, double seconds_since_contact);
+
+ private:
+  prometheus::Family<prometheus::Counter>& evicted_;
+  prometheus::Family<prometheus::Counter>& evicted_by_owner_;
+  prometheus::Family<prometheus::Counter>& skipped_;
+  prometheus::Family<prometheus::Histogram>& loop_duration_;
+  prometheus::Family<prometheus::Histogram>& strategy_duration_;
+  prometheus::Family<prometheus::Counter>& cycles_;
+  prometheus::Family<prometheus::Counter>& cycles_skipped_;
+  prometheus::Gauge& last_cycle_;
+  prometheus::Family<prometheus::Gauge>& node_class_;
+  prometheus::Family<prometheus::Gauge>& nodes_;
+  prometheus::Gauge& coverage_;
+  prometheus::Histogram& fetch_duration_;
+  prometheus::Counter& fetch_errors_;
+  prometheus::Gauge& leader_;
+  prometheus::Family<prometheus::Gauge>& cache_objects_;
+  prometheus::Gauge& cache_contact_;
+  std::mutex nodes_mutex_;
+  std::set<std::pair<std::string, std::string>> class_gauges_;  // (node, class) with a gauge
+};
+
+}  // namespace loadshift::controller

@@ -1,0 +1,328 @@
+// The cycle: every input checked before a plan is made, the plan carried out or logged.
+#include "controller/descheduling_loop.h"
+
+#include <openssl/evp.h>
+
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "controller/report.h"
+#include "controller/structured_log.h"
+#include "placement/cluster_index.h"
+#include "placement/rfc3339.h"
+#include "strategies/plan.h"
+
+namespace loadshift::controller {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Standard base64 (a Secret's data) -> bytes; empty optional when it is not base64.
+std::optional<std::string> base64_decode(const std::string& text) {
+  if (text.size() % 4 != 0) return std::nullopt;
+  std::string out(text.size() / 4 * 3, '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char*>(out.data()),
+                          reinterpret_cast<const unsigned char*>(text.data()),
+                          static_cast<int>(text.size()));
+  if (n < 0) return std::nullopt;
+  size_t padding = 0;
+  if (!text.empty() && text.back() == '=') ++padding;
+  if (text.size() > 1 && text[text.size() - 2] == '=') ++padding;
+  out.resize(static_cast<size_t>(n) - padding);
+  return out;
+}
+
+}  // namespace
+
+DeschedulingLoop::DeschedulingLoop(kube::ApiClient& client, kube::WatchCache& cache,
+                                   PolicyWatcher& policy, ControllerMetrics& metrics,
+                                   metrics::SelfMetrics& self_metrics, LeaderElector* elector,
+                                   LoopSettings settings, const std::atomic<bool>& stop)
+    : client_(client),
+      cache_(cache),
+      policy_(policy),
+      metrics_(metrics),
+      self_metrics_(self_metrics),
+      elector_(elector),
+      settings_(std::move(settings)),
+      stop_(stop) {}
+
+bool DeschedulingLoop::may_evict_now(std::string* why) const {
+  if (stop_.load()) {
+    *why = "stopping: a signal asked the controller to end";
+    return false;
+  }
+  if (elector_ != nullptr && !elector_->is_leader()) {
+    *why = "lease lost: not renewed within --leader-elect-renew-deadline";
+    return false;
+  }
+  return true;
+}
+
+CycleOutcome DeschedulingLoop::skipped(std::string reason, std::string why) {
+  CycleOutcome outcome;
+  outcome.result = "skipped";
+  outcome.skip_reason = std::move(reason);
+  outcome.why = std::move(why);
+  return outcome;
+}
+
+std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::Policy& policy,
+                                                                  std::string* error) {
+  const auto& prometheus = policy.metrics_providers.prometheus;
+  if (!prometheus || prometheus->auth_secret_name.empty()) return std::nullopt;
+  const std::string where = "Secret " + prometheus->auth_secret_namespace + "/" +
+                            prometheus->auth_secret_name +
+                            " (metricsProviders prometheus authToken secretReference)";
+  kube::ApiAnswer answer;
+  try {
+    answer = client_.send("GET",
+                          "/api/v1/namespaces/" + prometheus->auth_secret_namespace + "/secrets/" +
+                              prometheus->auth_secret_name,
+                          "");
+  } catch (const kube::ApiError& e) {
+    *error = where + ": " + e.what();
+    return std::nullopt;
+  }
+  if (!answer.ok()) {
+    *error = where + ": " + std::to_string(answer.status) + " " + answer.reason + ": " +
+             answer.message;
+    return std::nullopt;
+  }
+  nlohmann::json secret = nlohmann::json::parse(answer.body, nullptr, false);
+  const nlohmann::json* value = nullptr;
+  if (secret.is_object() && secret.contains("data") && secret["data"].is_object() &&
+      secret["data"].contains("prometheusAuthToken")) {
+    value = &secret["data"]["prometheusAuthToken"];
+  }
+  if (value == nullptr || !value->is_string()) {
+    *error = where + ": expected the key data.prometheusAuthToken";
+    return std::nullopt;
+  }
+  std::optional<std::string> token = base64_decode(value->get<std::string>());
+  if (!token) {
+    *error = where + ": data.prometheusAuthToken is not base64";
+    return std::nullopt;
+  }
+  while (!token->empty() && (token->back() == '\n' || token->back() == '\r' ||
+                             token->back() == ' ')) {
+    token->pop_back();
+  }
+  for (char c : *token) {
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+      *error = where + ": data.prometheusAuthToken holds a control character; a token cannot";
+      return std::nullopt;
+    }
+  }
+  if (token->empty()) {
+    *error = where + ": data.prometheusAuthToken is empty";
+    return std::nullopt;
+  }
+  return token;
+}
+
+CycleOutcome DeschedulingLoop::run_cycle() {
+  const Clock::time_point started = Clock::now();
+  CycleOutcome outcome;
+  strategies::Plan plan;
+  bool planned = false;
+  [&] {
+    policy::LoadResult reload;
+    switch (policy_.poll(&reload)) {
+      case PolicyReload::kReloaded:
+        log_line(spdlog::level::info, "policy reloaded", {});
+        break;
+      case PolicyReload::kRejected:
+        for (const policy::Diagnostic& e : reload.errors) {
+          log_line(spdlog::level::err, "policy rejected; the previous one stays",
+                   {{"error", e.to_string()}});
+        }
+        break;
+      case PolicyReload::kUnchanged:
+        break;
+    }
+    std::shared_ptr<const policy::Policy> policy = policy_.current();
+
+    if (elector_ != nullptr && !elector_->is_leader()) {
+      outcome.result = "standby";
+      std::string holder = elector_->observed_holder();
+      outcome.why = "standby: " + (holder.empty() ? std::string("no replica holds the lease yet")
+                                                  : "the lease is held by " + holder);
+      return;
+    }
+    if (!cache_.synced()) {
+      std::string waiting;
+      for (const std::string& name : cache_.unsynced()) waiting += (waiting.empty() ? "" : ", ") + name;
+      outcome = skipped("cache_not_synced", "the cache has not finished its first list of: " + waiting);
+      return;
+    }
+    if (std::vector<placement::DecodeError> errors = cache_.decode_errors(); !errors.empty()) {
+      outcome = skipped("cache_unreadable_objects",
+                        std::to_string(errors.size()) +
+                            " object(s) in the cache could not be read, so the cluster is only "
+                            "partly known; first: " +
+                            errors.front().to_string());
+      return;
+    }
+    kube::WatchCacheStats stats = cache_.stats();
+    if (!(stats.max_seconds_since_contact <= settings_.cache_max_staleness_seconds)) {
+      std::string errors;
+      for (const std::string& e : stats.errors) errors += "; " + e;
+      outcome = skipped("cache_stale", "the cache has had no answer from the API server for " +
+                                           std::to_string(static_cast<int>(
+                                               stats.max_seconds_since_contact)) +
+                                           " s (limit " +
+                                           std::to_string(static_cast<int>(
+                                               settings_.cache_max_staleness_seconds)) +
+                                           " s)" + errors);
+      return;
+    }
+    placement::Snapshot snapshot = cache_.snapshot();
+    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
+    placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
+
+    UsageFlags flags;
+    flags.prometheus_url = settings_.prometheus_url;
+    std::string secret_error;
+    flags.providers_token = read_providers_token(*policy, &secret_error);
+    if (!secret_error.empty()) {
+      outcome = skipped("usage_secret", secret_error);
+      return;
+    }
+    metrics::UsageMap usage;
+    std::string why_none;
+    std::unique_ptr<metrics::NodeUsageSource> source;
+    try {
+      source = make_usage_source(flags, *policy, &why_none);
+    } catch (const std::exception& e) {
+      outcome = skipped("usage_fetch_failed", std::string("usage source: ") + e.what());
+      return;
+    }
+    if (!source) {
+      usage = usage_without_source(why_none);
+    } else {
+      const Clock::time_point fetch_started = Clock::now();
+      try {
+        usage = source->fetch(node_identities(snapshot), usage_request(*policy));
+        metrics_.observe_usage_fetch(seconds_since(fetch_started), true);
+      } catch (const std::exception& e) {
+        metrics_.observe_usage_fetch(seconds_since(fetch_started), false);
+        outcome = skipped("usage_fetch_failed", std::string("usage fetch: ") + e.what());
+        return;
+      }
+      for (std::string& warning : usage_source_warnings(flags, *policy)) {
+        usage.warnings.push_back(std::move(warning));
+      }
+      self_metrics_.record_usage(usage);
+      metrics_.set_coverage(usage.coverage_percent() / 100.0);
+    }
+    for (const std::string& warning : usage.warnings) {
+      log_line(spdlog::level::warn, "usage warning", {{"warning", warning}});
+    }
+
+    strategies::PlanOptions plan_options;
+    plan_options.now = std::chrono::system_clock::now();
+    plan = strategies::make_plan(index, usage, *policy, plan_options);
+    planned = true;
+    metrics_.record_nodes(index, plan);
+    outcome.planned = plan.evictions.size();
+    for (const std::string& note : plan.notes) {
+      log_line(spdlog::level::info, "plan note", {{"note", note}});
+    }
+
+    if (settings_.dry_run) {
+      std::ostringstream report;
+      write_report(index, plan, usage, ReportFormat::kTable,
+                   ReportStyle{false, placement::format_rfc3339(plan_options.now)}, report);
+      for (const strategies::EvictionDecision& decision : plan.evictions) {
+        const placement::Pod& pod = snapshot.pods[decision.pod];
+        log_line(spdlog::level::info, "would evict (dry run)",
+                 {{"pod", pod.key()},
+                  {"node", snapshot.nodes[decision.node].meta.name},
+                  {"target", decision.target == placement::kNoNode
+                                 ? ""
+                                 : snapshot.nodes[decision.target].meta.name},
+                  {"strategy", decision.strategy},
+                  {"reason", decision.reason}});
+      }
+      log_line(spdlog::level::info, "plan (dry run)", {{"report", report.str()}});
+      outcome.result = "nothing_to_do";
+      outcome.why = "dry run: " + std::to_string(plan.evictions.size()) +
+                    " eviction(s) planned, none carried out";
+      return;
+    }
+
+    PodEvictorOptions evictor_options;
+    evictor_options.grace_period_seconds = policy->grace_period_seconds;
+    evictor_options.reporting_instance =
+        elector_ != nullptr ? elector_->config().identity : make_identity();
+    PodEvictor evictor(client_, evictor_options);
+    PlanExecutor executor(
+        cache_, evictor, metrics_,
+        ExecutorOptions{settings_.max_in_flight_per_workload,
+                        policy->eviction_failure_event_notification});
+    ExecutionSummary summary = executor.execute(index, plan, [this] {
+      std::string why;
+      return may_evict_now(&why) ? std::string() : why;
+    });
+    outcome.evicted = summary.evicted;
+    outcome.failed = summary.failed;
+    outcome.skipped = summary.skipped;
+    outcome.result = summary.evicted > 0 ? "evicted" : "nothing_to_do";
+    if (!summary.stopped.empty()) {
+      outcome.why = summary.stopped;
+    } else if (plan.evictions.empty()) {
+      outcome.why = plan.notes.empty() ? "the plan has no eviction"
+                                       : "the plan has no eviction: " + plan.notes.front();
+    }
+  }();
+
+  metrics_.observe_cycle(seconds_since(started), planned ? &plan : nullptr);
+  metrics_.count_cycle(outcome.result, outcome.skip_reason);
+  LogFields fields{{"result", outcome.result},
+                   {"planned", std::to_string(outcome.planned)},
+                   {"evicted", std::to_string(outcome.evicted)},
+                   {"failed", std::to_string(outcome.failed)},
+                   {"skipped", std::to_string(outcome.skipped)},
+                   {"seconds", std::to_string(seconds_since(started))}};
+  if (!outcome.skip_reason.empty()) fields.emplace_back("skip_reason", outcome.skip_reason);
+  if (!outcome.why.empty()) fields.emplace_back("why", outcome.why);
+  log_line(outcome.result == "skipped" ? spdlog::level::warn : spdlog::level::info, "cycle",
+           fields);
+  std::lock_guard<std::mutex> lock(mutex_);
+  last_ = outcome;
+  last_cycle_end_ = Clock::now();
+  cycled_ = true;
+  return outcome;
+}
+
+Readiness DeschedulingLoop::readiness() const {
+  Readiness r;
+  const bool synced = cache_.synced();
+  std::lock_guard<std::mutex> lock(mutex_);
+  const double since =
+      cycled_ ? std::chrono::duration<double>(Clock::now() - last_cycle_end_).count() : -1;
+  const double recent_limit =
+      2 * std::chrono::duration<double>(settings_.interval).count() + 60;
+  r.ready = synced && cycled_ && since <= recent_limit;
+  r.detail = std::string("cache: ") + (synced ? "synced" : "not synced") + "\n";
+  if (elector_ != nullptr) {
+    r.detail += std::string("role: ") + (elector_->is_leader() ? "leader" : "standby") + "\n";
+  } else {
+    r.detail += settings_.dry_run ? "role: dry run\n" : "role: leader (no election)\n";
+  }
+  if (!cycled_) {
+    r.detail += "last cycle: none yet\n";
+  } else {
+    r.detail += "last cycle: " + std::to_string(static_cast<int>(since)) + " s ago, " +
+                last_.result + "\n";
+    if (!last_.why.empty()) r.detail += "why: " + last_.why + "\n";
+  }
+  return r;
+}
+
+}  // namespace loadshift::controller

@@ -1,0 +1,230 @@
+// `loadshift run`: flags -> the parts of the controller -> the loop until told to stop.
+#include <chrono>
+#include <fstream>
+#include <random>
+#include <thread>
+
+#include "controller/commands.h"
+#include "controller/controller_metrics.h"
+#include "controller/descheduling_loop.h"
+#include "controller/leader_election.h"
+#include "controller/live_cluster.h"
+#include "controller/policy_watcher.h"
+#include "controller/status_server.h"
+#include "controller/structured_log.h"
+#include "kube/api_client.h"
+#include "kube/cluster_access.h"
+#include "kube/watch_cache.h"
+#include "metrics/self_metrics.h"
+#include "policy/field_reader.h"
+#include "policy/http_url.h"
+
+namespace loadshift::controller {
+namespace {
+
+using std::chrono::milliseconds;
+
+// A duration flag: Go's syntax ("30s", "10m", "1h30m") or "0".
+bool parse_flag_duration(const std::string& flag, const std::string& text, milliseconds* out,
+                         std::ostream& err) {
+  if (text == "0") {
+    *out = milliseconds(0);
+    return true;
+  }
+  std::optional<policy::Duration> d = policy::parse_duration(text);
+  if (!d || d->milliseconds < 0) {
+    err << "error: " << flag << ": expected a duration such as 30s, 10m or 1h30m, found \"" << text
+        << "\"\n";
+    return false;
+  }
+  *out = milliseconds(d->milliseconds);
+  return true;
+}
+
+// The namespace this pod runs in: $POD_NAMESPACE, the service account's namespace file, else
+// kube-system (the descheduler's).
+std::string own_namespace() {
+  if (const char* ns = std::getenv("POD_NAMESPACE"); ns != nullptr && *ns != '\0') return ns;
+  std::ifstream file("/var/run/secrets/kubernetes.io/serviceaccount/namespace");
+  std::string ns;
+  if (file && std::getline(file, ns) && !ns.empty()) return ns;
+  return "kube-system";
+}
+
+// Sleeps `duration` in short steps, returning early (false) when `stop` is set.
+bool sleep_unless_stopped(milliseconds duration, const std::atomic<bool>& stop) {
+  auto end = std::chrono::steady_clock::now() + duration;
+  while (std::chrono::steady_clock::now() < end) {
+    if (stop.load()) return false;
+    std::this_thread::sleep_for(std::min<std::chrono::steady_clock::duration>(
+        milliseconds(100), end - std::chrono::steady_clock::now()));
+  }
+  return !stop.load();
+}
+
+}  // namespace
+
+int run_controller(const RunOptions& options, std::ostream& err, const std::atomic<bool>* stop_flag) {
+  static const std::atomic<bool> never{false};
+  const std::atomic<bool>& stop = stop_flag != nullptr ? *stop_flag : never;
+
+  // ---- flags: every problem at once, exit 2 ----
+  bool ok = true;
+  if (options.policy_file.empty()) {
+    err << "error: --policy: required: the DeschedulerPolicy file (bare or in a ConfigMap)\n";
+    ok = false;
+  }
+  milliseconds interval{0};
+  ok &= parse_flag_duration("--descheduling-interval", options.descheduling_interval, &interval,
+                            err);
+  LeaderElectionConfig election;
+  ok &= parse_flag_duration("--leader-elect-lease-duration", options.lease_duration,
+                            &election.lease_duration, err);
+  ok &= parse_flag_duration("--leader-elect-renew-deadline", options.renew_deadline,
+                            &election.renew_deadline, err);
+  ok &= parse_flag_duration("--leader-elect-retry-period", options.retry_period,
+                            &election.retry_period, err);
+  election.name = options.lease_name;
+  election.namespace_ = options.lease_namespace.empty() ? own_namespace() : options.lease_namespace;
+  election.identity = make_identity();
+  if (ok && options.leader_elect) {
+    if (std::string why = check_leader_election(election); !why.empty()) {
+      err << "error: " << why << "\n";
+      ok = false;
+    }
+  }
+  std::optional<LogFormat> log_format = parse_log_format(options.log_format);
+  if (!log_format) {
+    err << "error: --log-format: expected text or json, found \"" << options.log_format << "\"\n";
+    ok = false;
+  }
+  if (!options.prometheus_url.empty()) {
+    if (std::string why = policy::check_http_url(options.prometheus_url); !why.empty()) {
+      err << "error: --prometheus: expected an http(s) URL, found \"" << options.prometheus_url
+          << "\": " << why << "\n";
+      ok = false;
+    }
+  }
+  if (options.max_in_flight_per_workload < 0) {
+    err << "error: --max-in-flight-per-workload: expected an integer >= 0 (0: no limit), found "
+        << options.max_in_flight_per_workload << "\n";
+    ok = false;
+  }
+  {
+    std::string host;
+    int port = 0;
+    if (std::string why = parse_listen_address(options.metrics_addr, &host, &port); !why.empty()) {
+      err << "error: --metrics-addr: " << why << "\n";
+      ok = false;
+    }
+  }
+  ok &= check_kube_flags(options.kube, err);
+  if (!ok) return 2;
+  configure_logging(*log_format);
+
+  // ---- the policy ----
+  auto registry = std::make_shared<prometheus::Registry>();
+  PolicyWatcher policy(options.policy_file, *registry);
+  policy::LoadResult initial = policy.load_initial();
+  for (const policy::Diagnostic& w : initial.warnings) {
+    log_line(spdlog::level::warn, "policy warning", {{"warning", w.to_string()}});
+  }
+  if (!initial.ok()) {
+    for (const policy::Diagnostic& e : initial.errors) err << "error: " << e.to_string() << "\n";
+    err << options.policy_file << ": " << initial.errors.size()
+        << (initial.errors.size() == 1 ? " error" : " errors") << "\n";
+    return 2;
+  }
+
+  // ---- the cluster ----
+  kube::ClusterAccess access;
+  try {
+    access = kube::find_cluster({options.kube.kubeconfig, options.kube.context},
+                                kube::Environment::current());
+  } catch (const kube::ConfigError& e) {
+    err << "error: " << e.what() << "\n";
+    return 2;
+  }
+  kube::ClientOptions client_options;
+  client_options.rate = {options.kube.qps, options.kube.burst};
+  kube::ApiClient client(access, client_options);
+
+  ControllerMetrics metrics(*registry, version());
+  metrics::SelfMetrics self_metrics(registry);
+  kube::WatchCache cache(client);
+
+  std::unique_ptr<LeaderElector> elector;
+  if (options.leader_elect && !options.dry_run) {
+    elector = std::make_unique<LeaderElector>(
+        client, election, [&metrics](bool leading) {
+          metrics.set_leader(leading);
+          log_line(spdlog::level::info, leading ? "leading" : "standing by", {});
+        },
+        [](const std::string& message) { log_line(spdlog::level::info, message, {}); });
+  } else {
+    metrics.set_leader(!options.dry_run);
+    if (options.leader_elect) {
+      log_line(spdlog::level::info,
+               "--dry-run: no leader election (a Lease is a write); this replica plans only", {});
+    }
+  }
+
+  LoopSettings settings;
+  settings.prometheus_url = options.prometheus_url;
+  settings.dry_run = options.dry_run;
+  settings.max_in_flight_per_workload = options.max_in_flight_per_workload;
+  settings.interval = interval;
+  DeschedulingLoop loop(client, cache, policy, metrics, self_metrics, elector.get(), settings,
+                        stop);
+
+  StatusServer server({options.metrics_addr, options.tls_cert_file, options.tls_key_file},
+                      registry, [&loop] { return loop.readiness(); });
+  if (std::string why = server.start(); !why.empty()) {
+    err << "error: " << why << "\n";
+    return 2;
+  }
+  log_line(spdlog::level::info, "started",
+           {{"version", std::string(version())},
+            {"cluster", access.server},
+            {"policy", options.policy_file},
+            {"interval", options.descheduling_interval},
+            {"dry_run", options.dry_run ? "true" : "false"},
+            {"leader_elect", elector ? "true" : "false"},
+            {"metrics_addr", options.metrics_addr},
+            {"metrics_port", std::to_string(server.port())}});
+
+  cache.start();
+  if (elector) elector->start();
+  // The first cycle waits for the cache's first list (at most 5 minutes; cycles then say why).
+  for (auto waited = milliseconds(0); !cache.synced() && waited < milliseconds(300000) && !stop;
+       waited += milliseconds(200)) {
+    cache.wait_synced(milliseconds(200));
+  }
+  // With election, give the elector one try before the first cycle.
+  if (elector) {
+    for (int i = 0; i < 20 && !elector->is_leader() && elector->observed_holder().empty() && !stop;
+         ++i) {
+      std::this_thread::sleep_for(milliseconds(100));
+    }
+  }
+
+  int exit_code = 0;
+  std::mt19937 random(std::random_device{}());
+  while (!stop.load()) {
+    CycleOutcome outcome = loop.run_cycle();
+    if (interval.count() == 0) {
+      exit_code = outcome.result == "skipped" ? 1 : 0;
+      break;
+    }
+    std::uniform_real_distribution<double> jitter(0.0, 0.05);
+    auto wait = milliseconds(
+        static_cast<int64_t>(static_cast<double>(interval.count()) * (1.0 + jitter(random))));
+    if (!sleep_unless_stopped(wait, stop)) break;
+  }
+  log_line(spdlog::level::info, "stopping", {});
+  if (elector) elector->stop_and_release();
+  server.stop();
+  return exit_code;
+}
+
+}  // namespace loadshift::controller

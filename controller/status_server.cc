@@ -1,0 +1,113 @@
+// /healthz, /readyz and /metrics over cpp-httplib.
+#include "controller/status_server.h"
+
+#include <httplib.h>
+#include <prometheus/text_serializer.h>
+
+#include <fstream>
+#include <thread>
+
+namespace loadshift::controller {
+
+std::string parse_listen_address(const std::string& address, std::string* host, int* port) {
+  size_t colon = address.rfind(':');
+  if (colon == std::string::npos) return "expected HOST:PORT such as 0.0.0.0:10258";
+  std::string h = address.substr(0, colon);
+  std::string p = address.substr(colon + 1);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  if (h.empty()) h = "0.0.0.0";
+  if (p.empty() || p.size() > 5 || p.find_first_not_of("0123456789") != std::string::npos) {
+    return "expected a port number after the last ':', found \"" + p + "\"";
+  }
+  int n = std::stoi(p);
+  if (n > 65535) return "port " + p + " is above 65535";
+  *host = h;
+  *port = n;
+  return "";
+}
+
+struct StatusServer::Impl {
+  StatusServerOptions options;
+  std::shared_ptr<prometheus::Registry> registry;
+  std::function<Readiness()> readiness;
+  std::unique_ptr<httplib::Server> server;
+  std::thread thread;
+  int port = 0;
+};
+
+StatusServer::StatusServer(StatusServerOptions options,
+                           std::shared_ptr<prometheus::Registry> registry,
+                           std::function<Readiness()> readiness)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = std::move(options);
+  impl_->registry = std::move(registry);
+  impl_->readiness = std::move(readiness);
+}
+
+StatusServer::~StatusServer() {
+  stop();
+}
+
+std::string StatusServer::start() {
+  Impl& s = *impl_;
+  std::string host;
+  int port = 0;
+  if (std::string why = parse_listen_address(s.options.address, &host, &port); !why.empty()) {
+    return "--metrics-addr \"" + s.options.address + "\": " + why;
+  }
+  const bool tls = !s.options.tls_cert_file.empty() || !s.options.tls_key_file.empty();
+  if (tls) {
+    if (s.options.tls_cert_file.empty() || s.options.tls_key_file.empty()) {
+      return "--tls-cert-file and --tls-private-key-file go together: give both or neither";
+    }
+    for (const std::string& file : {s.options.tls_cert_file, s.options.tls_key_file}) {
+      if (!std::ifstream(file).good()) return "cannot read " + file;
+    }
+    auto server = std::make_unique<httplib::SSLServer>(s.options.tls_cert_file.c_str(),
+                                                       s.options.tls_key_file.c_str());
+    if (!server->is_valid()) {
+      return "--tls-cert-file " + s.options.tls_cert_file + " / --tls-private-key-file " +
+             s.options.tls_key_file + ": not a usable PEM certificate and key pair";
+    }
+    s.server = std::move(server);
+  } else {
+    s.server = std::make_unique<httplib::Server>();
+  }
+  s.server->Get("/healthz", [](const httplib::Request&, httplib::Response& res) {
+    res.set_content("ok\n", "text/plain");
+  });
+  s.server->Get("/readyz", [&s](const httplib::Request&, httplib::Response& res) {
+    Readiness readiness = s.readiness ? s.readiness() : Readiness{true, ""};
+    res.status = readiness.ready ? 200 : 503;
+    res.set_content((readiness.ready ? "ready\n" : "not ready\n") + readiness.detail,
+                    "text/plain");
+  });
+  s.server->Get("/metrics", [&s](const httplib::Request&, httplib::Response& res) {
+    prometheus::TextSerializer serializer;
+    res.set_content(serializer.Serialize(s.registry->Collect()),
+                    "text/plain; version=0.0.4; charset=utf-8");
+  });
+  if (port == 0) {
+    s.port = s.server->bind_to_any_port(host);
+    if (s.port < 0) return "--metrics-addr \"" + s.options.address + "\": cannot listen";
+  } else {
+    if (!s.server->bind_to_port(host, port)) {
+      return "--metrics-addr \"" + s.options.address +
+             "\": cannot listen there (in use, or not an address of this machine)";
+    }
+    s.port = port;
+  }
+  s.thread = std::thread([&s] { s.server->listen_after_bind(); });
+  return "";
+}
+
+void StatusServer::stop() {
+  if (impl_->server) impl_->server->stop();
+  if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+int StatusServer::port() const {
+  return impl_->port;
+}
+
+}  // namespace loadshift::controller
