@@ -9,7 +9,8 @@
 // - Discovery: GET /version, /api, /api/v1, /apis, /apis/<group>/<version> (installed group
 //   versions only; a group/version that is not installed answers 404 text/plain "404 page not
 //   found" for every path under it, discovery and lists alike).
-// - Lists of every known collection (see fake_api_resources.cc), cluster-wide and, for namespaced ones, per
+// - Lists of every known collection (see fake_api_resources.cc), cluster-wide and, for namespaced
+// ones, per
 //   namespace (/api/v1/namespaces/NS/pods): items in namespace/name order, `limit` and `continue`
 //   (tokens exactly like the real server's), `resourceVersion`, `resourceVersionMatch=Exact`;
 //   pages at an older resourceVersion are served as they were at that resourceVersion (a change
@@ -45,6 +46,18 @@
 
 namespace loadshift::testing {
 
+// One rule of a user's permissions, like a rule of a (Cluster)Role bound to that user.
+struct FakeRbacRule {
+  std::vector<std::string>
+      verbs;  // "get", "list", "watch", "create", "update", "patch", "delete", "*"
+  std::vector<std::string>
+      resources;  // "pods", "pods/eviction", "leases", "events", "*" (every one, subresources too)
+  std::vector<std::string> api_groups;  // "", "coordination.k8s.io", "*"; empty: any group
+  std::string namespace_;  // "": every namespace and cluster-scoped resources (a ClusterRole)
+  std::vector<std::string>
+      resource_names;  // empty: every object; else only these names (never a list or a create)
+};
+
 struct FakeApiServerOptions {
   // https with a CA generated at start (EC P-256 keys, a CA cert, a server cert for 127.0.0.1 and
   // "localhost" as subjectAltNames); false: plain http.
@@ -54,12 +67,23 @@ struct FakeApiServerOptions {
   // mTLS: the TLS handshake fails without a client certificate signed by the CA. (Without this
   // option a client certificate is still accepted, as by the real server, but not required.)
   bool require_client_cert = false;
+  // user name -> the rules that user is granted (nothing else). A user not in this map (and not
+  // admin / system:masters) may get, list and watch pods, nothing else (the recorded "tester").
+  std::map<std::string, std::vector<FakeRbacRule>> rules;
+  // false (default): an evicted pod is removed at once (watchers see DELETED). true: it stays
+  // terminating, as with a real kubelet: deletionTimestamp (now + grace period),
+  // deletionGracePeriodSeconds, the DisruptionTarget condition (MODIFIED to watchers), until the
+  // test calls remove(). A grace period of 0, an unscheduled pod or a Succeeded/Failed one is
+  // removed at once either way, like the real server.
+  bool evicted_pods_terminate = false;
 };
 
 // One request as received. Header names are lower-case; query is the raw query string (no '?').
 struct RecordedRequest {
   std::string method, path, query, body;
   std::map<std::string, std::string> headers;
+  int status =
+      0;  // the status the fake answered; 0: no answer (yet, or the connection was dropped)
 };
 
 class FakeApiServer {
@@ -72,7 +96,7 @@ class FakeApiServer {
   FakeApiServer(const FakeApiServer&) = delete;
   FakeApiServer& operator=(const FakeApiServer&) = delete;
 
-  std::string url() const;      // "https://127.0.0.1:PORT" (or http://)
+  std::string url() const;  // "https://127.0.0.1:PORT" (or http://)
   int port() const;
   std::string ca_file() const;  // PEM file of the CA (in the server's temp dir)
   std::string ca_pem() const;   // the same, as text
@@ -89,8 +113,10 @@ class FakeApiServer {
   // Throws std::invalid_argument for an object without metadata.name or an unknown path shape.
   void set_objects(const std::string& collection, std::vector<nlohmann::json> objects);
   // Faster form for benchmarks: objects already serialized (one JSON object each).
-  void set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects);
-  void upsert(const std::string& collection, nlohmann::json object);  // ADDED or MODIFIED to watchers
+  void set_objects_serialized(const std::string& collection,
+                              const std::vector<std::string>& objects);
+  void upsert(const std::string& collection,
+              nlohmann::json object);  // ADDED or MODIFIED to watchers
   // DELETED to watchers; returns false (and changes nothing) when there is no such object.
   bool remove(const std::string& collection, const std::string& ns, const std::string& name);
   // Every group/version of fake_api_resources.cc is installed at start (Volcano's CRDs too).
@@ -120,7 +146,21 @@ class FakeApiServer {
   // watcher that started at or after it (a quiet collection gives no bookmark, like 14).
   void send_bookmark(const std::string& collection);
 
+  // Credentials and permissions at run time (e.g. a token rotation while a client runs).
+  void set_token(const std::string& token, const std::string& user);  // adds or replaces
+  void remove_token(const std::string& token);                        // its next request is 401
+  // Replaces the user's rules (an empty vector: the user may do nothing); clear_rules: back to the
+  // default (get/list/watch pods).
+  void set_rules(const std::string& user, std::vector<FakeRbacRule> rules);
+  void clear_rules(const std::string& user);
+
   std::vector<RecordedRequest> requests() const;  // every request so far, in order
+  // Every request but GET (POST, PUT, PATCH, DELETE) so far, in order, with the status answered.
+  std::vector<RecordedRequest> writes() const;
+  // The current objects of a collection ("/apis/coordination.k8s.io/v1/leases",
+  // "/apis/policy/v1/poddisruptionbudgets", "/api/v1/events"), every namespace, in namespace/name
+  // order, with kind, apiVersion and metadata.resourceVersion.
+  std::vector<nlohmann::json> objects(const std::string& collection) const;
   size_t watchers(const std::string& collection) const;  // open watch streams (all namespaces)
   uint64_t resource_version() const;
 
