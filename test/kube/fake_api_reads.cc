@@ -1,9 +1,11 @@
-// The fake API server's reads: GET of one object, lists (paged, streamed) and watch streams.
+// The fake API server's reads: discovery, GET of one object, lists (paged, streamed) and watch
+// streams.
 #include <dirent.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 
@@ -152,6 +154,74 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
         return false;
       },
       [store_ptr, watch](bool) { store_ptr->close_watch(watch); });
+}
+
+void FakeApiServer::Impl::discovery(const std::string& path, httplib::Response& res) {
+  const std::string address = json_string("127.0.0.1:" + std::to_string(port));
+  if (path == "/api") {
+    json_answer(
+        res, 200,
+        R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":)" +
+            address + "}]}\n");
+    return;
+  }
+  const auto resources = store.resources();
+  if (path == "/apis") {
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups = builtin_groups();
+    for (const auto& r : resources) {
+      if (!r.custom) continue;
+      auto g = std::find_if(groups.begin(), groups.end(),
+                            [&](const auto& e) { return e.first == r.group; });
+      if (g == groups.end()) {
+        groups.push_back({r.group, {r.version}});
+      } else if (std::find(g->second.begin(), g->second.end(), r.version) == g->second.end()) {
+        g->second.push_back(r.version);
+      }
+    }
+    std::string body = R"({"kind":"APIGroupList","apiVersion":"v1","groups":[)";
+    bool first_group = true;
+    for (const auto& [group, versions] : groups) {
+      std::vector<std::string> live;
+      for (const auto& v : versions) {
+        if (is_installed(group + "/" + v)) live.push_back(v);
+      }
+      if (live.empty()) continue;
+      body += (first_group ? "" : ",") + std::string(R"({"name":)") + json_string(group) +
+              R"(,"versions":[)";
+      first_group = false;
+      for (size_t i = 0; i < live.size(); ++i) {
+        body += (i ? "," : "") + std::string(R"({"groupVersion":)") +
+                json_string(group + "/" + live[i]) + R"(,"version":)" + json_string(live[i]) + "}";
+      }
+      body += R"(],"preferredVersion":{"groupVersion":)" + json_string(group + "/" + live[0]) +
+              R"(,"version":)" + json_string(live[0]) + "}}";
+    }
+    json_answer(res, 200, body + "]}\n");
+    return;
+  }
+  auto p = parse_resource_path(path);  // /api/v1 or /apis/G/V
+  const std::string gv = p->group_version();
+  std::string body = R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":)" +
+                     json_string(gv) + R"(,"resources":[)";
+  bool first = true;
+  for (const auto& r : resources) {
+    if (r.group_version() != gv) continue;
+    const std::string singular = r.custom ? json_string(lower(r.kind)) : R"("")";
+    const std::string verbs =
+        r.custom
+            ? R"(["delete","deletecollection","get","list","patch","create","update","watch"])"
+            : R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
+    body +=
+        (first ? "" : ",") + std::string(R"({"name":)") + json_string(r.resource) +
+        R"(,"singularName":)" + singular + R"(,"namespaced":)" + (r.namespaced ? "true" : "false") +
+        R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":)" + verbs +
+        (r.short_name.empty() ? "" : R"(,"shortNames":[)" + json_string(r.short_name) + "]") + "}";
+    first = false;
+    body += R"(,{"name":)" + json_string(r.resource + "/status") +
+            R"(,"singularName":"","namespaced":)" + (r.namespaced ? "true" : "false") +
+            R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":["get","patch","update"]})";
+  }
+  json_answer(res, 200, body + "]}\n");
 }
 
 }  // namespace loadshift::testing

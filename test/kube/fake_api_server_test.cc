@@ -43,7 +43,7 @@ json body_json(const httplib::Result& r) {
 
 }  // namespace
 
-TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers") {
+TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers", "[fake]") {
   FakeApiServer server;
   REQUIRE(server.url() == "https://127.0.0.1:" + std::to_string(server.port()));
   auto c = client(server);
@@ -81,7 +81,8 @@ TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers"
   CHECK_FALSE(untrusting.Get("/api"));
 }
 
-TEST_CASE("fake API server: a group/version that is not installed is 404 text/plain everywhere") {
+TEST_CASE("fake API server: a group/version that is not installed is 404 text/plain everywhere",
+          "[fake]") {
   FakeApiServer server;
   server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
   auto c = client(server);
@@ -107,7 +108,7 @@ TEST_CASE("fake API server: a group/version that is not installed is 404 text/pl
       "\n");
 }
 
-TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
+TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded", "[fake]") {
   FakeApiServerOptions options;
   options.tokens["tester-token"] = "tester";
   FakeApiServer server(options);
@@ -156,8 +157,8 @@ TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
   CHECK(requests[4].query == "limit=1");
 }
 
-TEST_CASE(
-    "fake API server: a client certificate signed by the CA authenticates; mTLS requires one") {
+TEST_CASE("fake API server: a client certificate signed by the CA authenticates; mTLS requires one",
+          "[fake]") {
   FakeApiServerOptions options;
   options.require_client_cert = true;
   FakeApiServer server(options);
@@ -173,8 +174,8 @@ TEST_CASE(
   CHECK_FALSE(without->Get("/api/v1/nodes"));
 }
 
-TEST_CASE(
-    "fake API server: pagination with continue tokens, a consistent snapshot, both framings") {
+TEST_CASE("fake API server: pagination with continue tokens, a consistent snapshot, both framings",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "e"), pod("demo", "b"), pod("demo", "d"),
                                       pod("demo", "a"), pod("other", "c")});
@@ -248,7 +249,7 @@ TEST_CASE(
   CHECK(large->body.back() == '\n');
 }
 
-TEST_CASE("fake API server: custom resources are listed unstructured, like 12") {
+TEST_CASE("fake API server: custom resources are listed unstructured, like 12", "[fake]") {
   FakeApiServer server;
   server.set_objects("/apis/topology.volcano.sh/v1alpha1/hypernodes",
                      {{{"metadata", {{"name", "s0"}}}, {"spec", {{"tier", 3}}}}});
@@ -263,7 +264,8 @@ TEST_CASE("fake API server: custom resources are listed unstructured, like 12") 
           rv + "\"}}\n");
 }
 
-TEST_CASE("fake API server: expired continue tokens and compacted resourceVersions answer 410") {
+TEST_CASE("fake API server: expired continue tokens and compacted resourceVersions answer 410",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a"), pod("demo", "b"), pod("demo", "c")});
   auto c = client(server);
@@ -310,7 +312,8 @@ TEST_CASE("fake API server: expired continue tokens and compacted resourceVersio
   CHECK(body_json(nolimit)["items"].size() == 4);
 }
 
-TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dropped connections") {
+TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dropped connections",
+          "[fake]") {
   FakeApiServer server;
   auto c = client(server);
   server.fail_next("/api/v1/nodes", 500);
@@ -422,7 +425,8 @@ bool wait_watchers(const FakeApiServer& server, const std::string& collection, s
 
 TEST_CASE(
     "fake API server: a watch streams ADDED, MODIFIED, DELETED and BOOKMARK, then ends at "
-    "timeoutSeconds") {
+    "timeoutSeconds",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   const auto start = server.resource_version();
@@ -462,7 +466,8 @@ TEST_CASE(
 
 TEST_CASE(
     "fake API server: a watch without resourceVersion starts with ADDED; a namespaced one "
-    "filters") {
+    "filters",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a"), pod("other", "b")});
   WatchRun watch(server, "/api/v1/namespaces/demo/pods?watch=true&timeoutSeconds=1");
@@ -478,7 +483,8 @@ TEST_CASE(
 }
 
 TEST_CASE(
-    "fake API server: a watch from a compacted resourceVersion gets 200 and one ERROR 410 event") {
+    "fake API server: a watch from a compacted resourceVersion gets 200 and one ERROR 410 event",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   const auto old = server.resource_version();
@@ -496,7 +502,8 @@ TEST_CASE(
           "\n");
 }
 
-TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and drop_watches") {
+TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and drop_watches",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   server.drop_next("/api/v1/pods");
@@ -517,7 +524,7 @@ TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and dr
   CHECK(wait_watchers(server, "/api/v1/pods", 0));
 }
 
-TEST_CASE("fake API server: a watcher that goes away is forgotten") {
+TEST_CASE("fake API server: a watcher that goes away is forgotten", "[fake]") {
   FakeApiServer server;
   {
     httplib::SSLClient c("127.0.0.1", server.port());
@@ -536,7 +543,8 @@ TEST_CASE("fake API server: a watcher that goes away is forgotten") {
   CHECK(wait_watchers(server, "/api/v1/nodes", 0));
 }
 
-TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages quickly") {
+TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages quickly",
+          "[fake]") {
   FakeApiServer server;
   std::vector<std::string> pods;
   pods.reserve(150000);
