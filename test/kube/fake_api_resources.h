@@ -14,8 +14,8 @@ struct FakeResource {
   std::string resource;  // plural, "pods"
   std::string kind;      // "Pod"
   bool namespaced = false;
-  bool custom = false;      // a CRD (Volcano's)
-  std::string short_name;   // "hn" or empty
+  bool custom = false;     // a CRD (Volcano's)
+  std::string short_name;  // "hn" or empty
 
   std::string group_version() const { return group.empty() ? version : group + "/" + version; }
   // "/api/v1/pods", "/apis/policy/v1/poddisruptionbudgets"

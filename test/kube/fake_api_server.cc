@@ -1,66 +1,24 @@
 #include "test/kube/fake_api_server.h"
 
-#include <dirent.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <openssl/ssl.h>
 #include <openssl/x509.h>
 
-#include <atomic>
+#include <httplib.h>
 #include <cstdlib>
-#include <deque>
 #include <filesystem>
 #include <fstream>
-#include <httplib.h>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
 
+#include "test/kube/fake_api_impl.h"
 #include "test/kube/fake_api_responses.h"
-#include "test/kube/fake_api_store.h"
-#include "test/kube/fake_api_tls.h"
 
 namespace loadshift::testing {
-namespace {
-
-constexpr size_t kChunkedAbove = 2048;  // Go's net/http buffers 2 KB before it goes chunked
-constexpr size_t kWriteBatch = 64 * 1024;
-constexpr int kDefaultWatchTimeoutSeconds = 30;
-
-// The socket of a connection, found by its two ports (httplib does not hand it to handlers).
-int find_socket(int local_port, int remote_port) {
-  DIR* dir = opendir("/proc/self/fd");
-  if (dir == nullptr) return -1;
-  int found = -1;
-  while (dirent* entry = readdir(dir)) {
-    char* end = nullptr;
-    long fd = std::strtol(entry->d_name, &end, 10);
-    if (end == entry->d_name || *end != '\0') continue;
-    sockaddr_storage local{}, peer{};
-    socklen_t local_len = sizeof local, peer_len = sizeof peer;
-    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
-        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 ||
-        local.ss_family != AF_INET || peer.ss_family != AF_INET) {
-      continue;
-    }
-    if (ntohs(reinterpret_cast<sockaddr_in&>(local).sin_port) == local_port &&
-        ntohs(reinterpret_cast<sockaddr_in&>(peer).sin_port) == remote_port) {
-      found = static_cast<int>(fd);
-      break;
-    }
-  }
-  closedir(dir);
-  return found;
-}
-
-bool peer_has_closed(int fd) {
-  if (fd < 0) return false;
-  pollfd p{fd, POLLRDHUP, 0};
-  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
-}
+namespace fake {
 
 std::string lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -78,19 +36,6 @@ std::optional<uint64_t> parse_rv(const std::string& text) {
   return std::nullopt;
 }
 
-struct Injection {
-  std::string prefix;
-  bool drop = false;
-  int status = 0;
-  int times = 1;
-  std::optional<int> retry_after;
-};
-
-struct Identity {
-  std::string user;
-  bool admin = false;
-};
-
 std::string verb_of(const httplib::Request& req, const ResourcePath& p) {
   const bool watch = req.get_param_value("watch") == "1" || req.get_param_value("watch") == "true";
   if (req.method == "GET") return p.name.empty() ? (watch ? "watch" : "list") : "get";
@@ -101,50 +46,7 @@ std::string verb_of(const httplib::Request& req, const ResourcePath& p) {
   return lower(req.method);
 }
 
-}  // namespace
-
-struct FakeApiServer::Impl {
-  FakeApiServerOptions options;
-  TestPki pki;
-  std::filesystem::path dir;
-  std::string ca_pem;
-  std::unique_ptr<httplib::Server> server;
-  std::thread thread;
-  int port = 0;
-  ObjectStore store;
-
-  mutable std::mutex mu;  // requests, injections, installed
-  std::vector<RecordedRequest> requests;
-  std::deque<Injection> injections;
-  std::map<std::string, bool> installed;  // group/version -> installed
-
-  void handle(const httplib::Request& req, httplib::Response& res);
-  bool is_installed(const std::string& gv) {
-    std::lock_guard lock(mu);
-    auto it = installed.find(gv);
-    return it != installed.end() && it->second;
-  }
-  std::optional<Injection> take_injection(const std::string& path) {
-    std::lock_guard lock(mu);
-    for (auto it = injections.begin(); it != injections.end(); ++it) {
-      if (!path.starts_with(it->prefix)) continue;
-      Injection out = *it;
-      if (--it->times <= 0) injections.erase(it);
-      return out;
-    }
-    return std::nullopt;
-  }
-  std::optional<Identity> authenticate(const httplib::Request& req);
-  void discovery(const std::string& path, httplib::Response& res);
-  void serve_list(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
-                  const ResourcePath& p);
-  void serve_watch(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
-                   const ResourcePath& p, bool cut_after_start, int fd);
-};
-
-namespace {
-
-void common_headers(httplib::Response& res, int status, bool apf = true) {
+void common_headers(httplib::Response& res, int status, bool apf) {
   res.status = status;
   res.set_header("Cache-Control", "no-cache, private");
   res.set_header("Date", http_date());
@@ -155,7 +57,7 @@ void common_headers(httplib::Response& res, int status, bool apf = true) {
 }
 
 // A JSON body, chunked when over 2 KB like the real server, else with Content-Length.
-void json_answer(httplib::Response& res, int status, std::string body, bool apf = true) {
+void json_answer(httplib::Response& res, int status, std::string body, bool apf) {
   common_headers(res, status, apf);
   if (status == 403) res.set_header("X-Content-Type-Options", "nosniff");
   if (body.size() <= kChunkedAbove) {
@@ -163,14 +65,15 @@ void json_answer(httplib::Response& res, int status, std::string body, bool apf 
     return;
   }
   auto shared = std::make_shared<std::string>(std::move(body));
-  res.set_chunked_content_provider("application/json", [shared](size_t offset, httplib::DataSink& sink) {
-    if (offset >= shared->size()) {
-      sink.done();
-      return true;
-    }
-    const size_t n = std::min(kWriteBatch, shared->size() - offset);
-    return sink.write(shared->data() + offset, n);
-  });
+  res.set_chunked_content_provider(
+      "application/json", [shared](size_t offset, httplib::DataSink& sink) {
+        if (offset >= shared->size()) {
+          sink.done();
+          return true;
+        }
+        const size_t n = std::min(kWriteBatch, shared->size() - offset);
+        return sink.write(shared->data() + offset, n);
+      });
 }
 
 void not_found_page(httplib::Response& res) {
@@ -179,7 +82,24 @@ void not_found_page(httplib::Response& res) {
   res.set_content("404 page not found\n", "text/plain; charset=utf-8");
 }
 
-}  // namespace
+void method_not_allowed(httplib::Response& res, const FakeResource& r, const std::string& name) {
+  json_answer(res, 405,
+              status_body(405, "MethodNotAllowed",
+                          "the server does not allow this method on the requested resource",
+                          details_json(name, r.group, r.resource)));
+}
+
+// Does one of the rule's entries match the request's (or a "*")?
+bool rule_lists(const std::vector<std::string>& entries, const std::string& wanted) {
+  for (const auto& e : entries) {
+    if (e == "*" || e == wanted) return true;
+  }
+  return false;
+}
+
+}  // namespace fake
+
+using namespace fake;
 
 std::optional<Identity> FakeApiServer::Impl::authenticate(const httplib::Request& req) {
   if (req.ssl != nullptr) {
@@ -189,8 +109,10 @@ std::optional<Identity> FakeApiServer::Impl::authenticate(const httplib::Request
       bool ok = SSL_get_verify_result(req.ssl) == X509_V_OK;
       X509_NAME* subject = X509_get_subject_name(peer);
       char buf[256];
-      if (ok && X509_NAME_get_text_by_NID(subject, NID_commonName, buf, sizeof buf) > 0) id.user = buf;
-      for (int i = -1; ok && (i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) >= 0;) {
+      if (ok && X509_NAME_get_text_by_NID(subject, NID_commonName, buf, sizeof buf) > 0)
+        id.user = buf;
+      for (int i = -1;
+           ok && (i = X509_NAME_get_index_by_NID(subject, NID_organizationName, i)) >= 0;) {
         ASN1_STRING* data = X509_NAME_ENTRY_get_data(X509_NAME_get_entry(subject, i));
         std::string org(reinterpret_cast<const char*>(ASN1_STRING_get0_data(data)),
                         static_cast<size_t>(ASN1_STRING_length(data)));
@@ -205,175 +127,77 @@ std::optional<Identity> FakeApiServer::Impl::authenticate(const httplib::Request
   }
   const std::string auth = req.get_header_value("Authorization");
   if (!auth.starts_with("Bearer ")) return std::nullopt;
-  auto it = options.tokens.find(auth.substr(7));
-  if (it == options.tokens.end()) return std::nullopt;
+  std::lock_guard lock(mu);
+  auto it = tokens.find(auth.substr(7));
+  if (it == tokens.end()) return std::nullopt;
   return Identity{it->second, it->second == "admin"};
 }
 
-void FakeApiServer::Impl::discovery(const std::string& path, httplib::Response& res) {
-  const std::string address = json_string("127.0.0.1:" + std::to_string(port));
-  if (path == "/api") {
-    json_answer(res, 200, R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":)" + address + "}]}\n");
-    return;
+bool FakeApiServer::Impl::authorize(const Identity& id, const std::string& verb,
+                                    const FakeResource& r, const ResourcePath& p) {
+  if (id.admin) return true;
+  const std::string resource =
+      p.subresource.empty() ? r.resource : r.resource + "/" + p.subresource;
+  std::lock_guard lock(mu);
+  auto found = rules.find(id.user);
+  if (found == rules.end()) {  // the default: the recorded "tester", bound to pod-reader
+    return resource == "pods" && r.group.empty() &&
+           (verb == "get" || verb == "list" || verb == "watch");
   }
-  const auto resources = store.resources();
-  if (path == "/apis") {
-    std::vector<std::pair<std::string, std::vector<std::string>>> groups = builtin_groups();
-    for (const auto& r : resources) {
-      if (!r.custom) continue;
-      auto g = std::find_if(groups.begin(), groups.end(), [&](const auto& e) { return e.first == r.group; });
-      if (g == groups.end()) {
-        groups.push_back({r.group, {r.version}});
-      } else if (std::find(g->second.begin(), g->second.end(), r.version) == g->second.end()) {
-        g->second.push_back(r.version);
-      }
-    }
-    std::string body = R"({"kind":"APIGroupList","apiVersion":"v1","groups":[)";
-    bool first_group = true;
-    for (const auto& [group, versions] : groups) {
-      std::vector<std::string> live;
-      for (const auto& v : versions) {
-        if (is_installed(group + "/" + v)) live.push_back(v);
-      }
-      if (live.empty()) continue;
-      body += (first_group ? "" : ",") + std::string(R"({"name":)") + json_string(group) + R"(,"versions":[)";
-      first_group = false;
-      for (size_t i = 0; i < live.size(); ++i) {
-        body += (i ? "," : "") + std::string(R"({"groupVersion":)") + json_string(group + "/" + live[i]) +
-                R"(,"version":)" + json_string(live[i]) + "}";
-      }
-      body += R"(],"preferredVersion":{"groupVersion":)" + json_string(group + "/" + live[0]) +
-              R"(,"version":)" + json_string(live[0]) + "}}";
-    }
-    json_answer(res, 200, body + "]}\n");
-    return;
+  for (const auto& rule : found->second) {
+    if (!rule_lists(rule.verbs, verb) || !rule_lists(rule.resources, resource)) continue;
+    if (!rule.api_groups.empty() && !rule_lists(rule.api_groups, r.group)) continue;
+    if (!rule.namespace_.empty() && (!r.namespaced || rule.namespace_ != p.ns)) continue;
+    if (!rule.resource_names.empty() &&
+        (p.name.empty() || !rule_lists(rule.resource_names, p.name)))
+      continue;
+    return true;
   }
-  auto p = parse_resource_path(path);  // /api/v1 or /apis/G/V
-  const std::string gv = p->group_version();
-  std::string body = R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":)" + json_string(gv) +
-                     R"(,"resources":[)";
-  bool first = true;
-  for (const auto& r : resources) {
-    if (r.group_version() != gv) continue;
-    const std::string singular = r.custom ? json_string(lower(r.kind)) : R"("")";
-    const std::string verbs =
-        r.custom ? R"(["delete","deletecollection","get","list","patch","create","update","watch"])"
-                 : R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
-    body += (first ? "" : ",") + std::string(R"({"name":)") + json_string(r.resource) +
-            R"(,"singularName":)" + singular + R"(,"namespaced":)" + (r.namespaced ? "true" : "false") +
-            R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":)" + verbs +
-            (r.short_name.empty() ? "" : R"(,"shortNames":[)" + json_string(r.short_name) + "]") + "}";
-    first = false;
-    body += R"(,{"name":)" + json_string(r.resource + "/status") + R"(,"singularName":"","namespaced":)" +
-            (r.namespaced ? "true" : "false") + R"(,"kind":)" + json_string(r.kind) +
-            R"(,"verbs":["get","patch","update"]})";
-  }
-  json_answer(res, 200, body + "]}\n");
+  return false;
 }
 
-void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Response& res,
-                                     const FakeResource& r, const ResourcePath& p) {
-  ListQuery q;
-  q.ns = r.namespaced ? p.ns : "";
-  if (req.has_param("limit")) q.limit = static_cast<size_t>(parse_rv(req.get_param_value("limit")).value_or(0));
-  q.continue_token = req.get_param_value("continue");
-  q.resource_version = parse_rv(req.get_param_value("resourceVersion"));
-  q.exact = req.get_param_value("resourceVersionMatch") == "Exact";
-  ListAnswer answer = store.list(r, q);
-  if (answer.status != 200) {
-    json_answer(res, answer.status, answer.error_body);
-    return;
-  }
-  common_headers(res, 200);
-  if (answer.body_size() <= kChunkedAbove) {
-    std::string body = answer.head;
-    for (size_t i = 0; i < answer.items.size(); ++i) {
-      if (i) body += ',';
-      body += answer.items[i]->item;
-    }
-    body += answer.tail;
-    res.set_content(body, "application/json");
-    return;
-  }
-  // Streamed in batches of ~64 KB, built from the serialized items (no document in memory).
-  struct Cursor {
-    ListAnswer answer;
-    size_t next = 0;
-    bool head_sent = false, tail_sent = false;
-  };
-  auto cursor = std::make_shared<Cursor>(Cursor{std::move(answer)});
-  res.set_chunked_content_provider("application/json", [cursor](size_t, httplib::DataSink& sink) {
-    if (cursor->tail_sent) {
-      sink.done();
-      return true;
-    }
-    std::string batch;
-    if (!cursor->head_sent) {
-      batch = cursor->answer.head;
-      cursor->head_sent = true;
-    }
-    auto& items = cursor->answer.items;
-    while (cursor->next < items.size() && batch.size() < kWriteBatch) {
-      if (cursor->next) batch += ',';
-      batch += items[cursor->next++]->item;
-    }
-    if (cursor->next == items.size()) {
-      batch += cursor->answer.tail;
-      cursor->tail_sent = true;
-    }
-    return sink.write(batch.data(), batch.size());
-  });
+bool FakeApiServer::Impl::is_installed(const std::string& gv) {
+  std::lock_guard lock(mu);
+  auto it = installed.find(gv);
+  return it != installed.end() && it->second;
 }
 
-void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Response& res,
-                                      const FakeResource& r, const ResourcePath& p, bool cut_after_start,
-                                      int fd) {
-  std::optional<uint64_t> rv = parse_rv(req.get_param_value("resourceVersion"));
-  const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
-  int timeout = kDefaultWatchTimeoutSeconds;
-  if (req.has_param("timeoutSeconds")) {
-    timeout = static_cast<int>(parse_rv(req.get_param_value("timeoutSeconds")).value_or(kDefaultWatchTimeoutSeconds));
+std::optional<Injection> FakeApiServer::Impl::take_injection(const std::string& path) {
+  std::lock_guard lock(mu);
+  for (auto it = injections.begin(); it != injections.end(); ++it) {
+    if (!path.starts_with(it->prefix)) continue;
+    Injection out = *it;
+    if (--it->times <= 0) injections.erase(it);
+    return out;
   }
-  auto watch = store.open_watch(r, r.namespaced ? p.ns : "", rv, bookmarks == "true" || bookmarks == "1");
-  if (cut_after_start) watch->cut_after_queued = true;
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
-  common_headers(res, 200);
-  ObjectStore* store_ptr = &store;
-  res.set_chunked_content_provider(
-      "application/json",
-      [store_ptr, watch, deadline, fd](size_t, httplib::DataSink& sink) {
-        std::shared_ptr<const std::string> event;
-        switch (store_ptr->next_event(*watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
-          case ObjectStore::Next::kEvent:
-            return sink.write(event->data(), event->size());
-          case ObjectStore::Next::kEnd:
-            sink.done();
-            return true;
-          case ObjectStore::Next::kCut:
-            if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
-            return false;
-        }
-        return false;
-      },
-      [store_ptr, watch](bool) { store_ptr->close_watch(watch); });
+  return std::nullopt;
 }
 
 void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response& res) {
+  size_t index = 0;
   {
     RecordedRequest rec{req.method, req.path, "", req.body, {}};
     if (auto q = req.target.find('?'); q != std::string::npos) rec.query = req.target.substr(q + 1);
     for (const auto& [name, value] : req.headers) {
-      if (name != "REMOTE_ADDR" && name != "REMOTE_PORT" && name != "LOCAL_ADDR" && name != "LOCAL_PORT") {
+      if (name != "REMOTE_ADDR" && name != "REMOTE_PORT" && name != "LOCAL_ADDR" &&
+          name != "LOCAL_PORT") {
         rec.headers[lower(name)] = value;
       }
     }
     std::lock_guard lock(mu);
+    index = requests.size();
     requests.push_back(std::move(rec));
   }
-  const int fd = find_socket(port, req.remote_port);
+  const bool answered = dispatch(req, res, find_socket(port, req.remote_port));
+  std::lock_guard lock(mu);
+  requests[index].status = answered ? res.status : 0;
+}
+
+bool FakeApiServer::Impl::dispatch(const httplib::Request& req, httplib::Response& res, int fd) {
   const auto parsed = parse_resource_path(req.path);
   const bool watch = req.get_param_value("watch") == "1" || req.get_param_value("watch") == "true";
-  const bool collection_get = req.method == "GET" && parsed && !parsed->resource.empty() && parsed->name.empty();
+  const bool collection_get =
+      req.method == "GET" && parsed && !parsed->resource.empty() && parsed->name.empty();
   bool cut_after_start = false;
   std::optional<Identity> id;
   if (auto injection = take_injection(req.path)) {
@@ -381,7 +205,7 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
       if (!(watch && collection_get)) {
         if (fd >= 0) ::shutdown(fd, SHUT_RDWR);  // httplib's answer then goes nowhere
         res.status = 500;
-        return;
+        return false;
       }
       cut_after_start = true;
     } else if (injection->status == 403) {
@@ -389,39 +213,44 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
       ResourcePath p = parsed.value_or(ResourcePath{});
       json_answer(res, 403,
                   forbidden_body(id ? id->user : "system:anonymous", verb_of(req, p),
-                                 p.resource.empty() ? req.path : p.resource, p.subresource, p.group, p.ns, p.name));
-      return;
+                                 p.resource.empty() ? req.path : p.resource, p.subresource, p.group,
+                                 p.ns, p.name));
+      return true;
     } else {
-      json_answer(res, injection->status, injected_status_body(injection->status, injection->retry_after),
+      json_answer(res, injection->status,
+                  injected_status_body(injection->status, injection->retry_after),
                   injection->status != 401);
       if (injection->status == 429 && injection->retry_after) {
         res.set_header("Retry-After", std::to_string(*injection->retry_after));
       }
-      return;
+      return true;
     }
   }
   id = authenticate(req);
   if (!id) {
     json_answer(res, 401, status_body(401, "Unauthorized", "Unauthorized"), false);
-    return;
+    return true;
   }
   if (req.path == "/version") {
     common_headers(res, 200);
     res.set_content(
-        "{\n  \"major\": \"1\",\n  \"minor\": \"26\",\n  \"gitVersion\": \"v1.26.3\",\n  \"gitCommit\": "
-        "\"9e644106593f3f4aa98f8a84b23db5fa378900bd\",\n  \"gitTreeState\": \"clean\",\n  \"buildDate\": "
-        "\"2023-03-15T13:33:11Z\",\n  \"goVersion\": \"go1.19.8\",\n  \"compiler\": \"gc\",\n  \"platform\": "
+        "{\n  \"major\": \"1\",\n  \"minor\": \"26\",\n  \"gitVersion\": \"v1.26.3\",\n  "
+        "\"gitCommit\": "
+        "\"9e644106593f3f4aa98f8a84b23db5fa378900bd\",\n  \"gitTreeState\": \"clean\",\n  "
+        "\"buildDate\": "
+        "\"2023-03-15T13:33:11Z\",\n  \"goVersion\": \"go1.19.8\",\n  \"compiler\": \"gc\",\n  "
+        "\"platform\": "
         "\"linux/amd64\"\n}",
         "application/json");
-    return;
+    return true;
   }
   if (req.path == "/api" || req.path == "/apis" || req.path == "/api/" || req.path == "/apis/") {
     discovery(req.path.substr(0, req.path.find_last_not_of('/') + 1), res);
-    return;
+    return true;
   }
   if (!parsed || !is_installed(parsed->group_version())) {
     not_found_page(res);
-    return;
+    return true;
   }
   if (parsed->resource.empty()) {
     if (req.method == "GET") {
@@ -429,20 +258,19 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
     } else {
       not_found_page(res);
     }
-    return;
+    return true;
   }
   const FakeResource* r = store.find_resource(parsed->group, parsed->version, parsed->resource);
   if (r == nullptr || (!r->namespaced && !parsed->ns.empty())) {
     not_found_page(res);
-    return;
+    return true;
   }
   const std::string verb = verb_of(req, *parsed);
-  const bool allowed = id->admin || (r->resource == "pods" && r->group.empty() && parsed->subresource.empty() &&
-                                     (verb == "get" || verb == "list" || verb == "watch"));
-  if (!allowed) {
-    json_answer(res, 403, forbidden_body(id->user, verb, r->resource, parsed->subresource, r->group,
-                                         r->namespaced ? parsed->ns : "", parsed->name));
-    return;
+  if (!authorize(*id, verb, *r, *parsed)) {
+    json_answer(res, 403,
+                forbidden_body(id->user, verb, r->resource, parsed->subresource, r->group,
+                               r->namespaced ? parsed->ns : "", parsed->name));
+    return true;
   }
   if (req.method == "GET" && parsed->name.empty()) {
     if (watch) {
@@ -450,25 +278,27 @@ void FakeApiServer::Impl::handle(const httplib::Request& req, httplib::Response&
     } else {
       serve_list(req, res, *r, *parsed);
     }
-    return;
+  } else if (req.method == "GET" && parsed->subresource.empty()) {
+    serve_get(res, *r, *parsed);
+  } else if (req.method == "POST" && r->resource == "pods" && r->group.empty() &&
+             parsed->subresource == "eviction") {
+    serve_eviction(req, res, *parsed);
+  } else if (req.method == "POST" && parsed->name.empty() &&
+             (!r->namespaced || !parsed->ns.empty())) {
+    serve_create(req, res, *r, *parsed);
+  } else if (req.method == "PUT" && !parsed->name.empty() && parsed->subresource.empty()) {
+    serve_update(req, res, *r, *parsed);
+  } else {
+    method_not_allowed(res, *r, parsed->name);
   }
-  if (req.method == "GET" && parsed->subresource.empty()) {
-    if (auto object = store.get(*r, parsed->ns, parsed->name)) {
-      json_answer(res, 200, *object);
-    } else {
-      json_answer(res, 404,
-                  status_body(404, "NotFound", r->resource + " " + json_string(parsed->name) + " not found",
-                              R"({"name":)" + json_string(parsed->name) + R"(,"kind":)" + json_string(r->resource) + "}"));
-    }
-    return;
-  }
-  json_answer(res, 405, status_body(405, "MethodNotAllowed", "the server does not allow this method on the requested resource",
-                                    R"({"name":)" + json_string(parsed->name) + R"(,"kind":)" + json_string(r->resource) + "}"));
+  return true;
 }
 
 FakeApiServer::FakeApiServer(FakeApiServerOptions options) : impl_(std::make_unique<Impl>()) {
   Impl& s = *impl_;
   s.options = std::move(options);
+  s.tokens = s.options.tokens;
+  s.rules = s.options.rules;
   s.pki = make_test_pki("cert-user", "system:masters");
   s.ca_pem = s.pki.ca.cert_pem();
   char tmpl[] = "/tmp/loadshift-fake-apiserver-XXXXXX";
@@ -496,8 +326,10 @@ FakeApiServer::FakeApiServer(FakeApiServerOptions options) : impl_(std::make_uni
       X509_STORE_add_cert(trusted, s.pki.ca.cert.get());
       SSL_CTX_set_cert_store(&ctx, trusted);
       // Like the apiserver: a client certificate is asked for, verified when given.
-      SSL_CTX_set_verify(&ctx, SSL_VERIFY_PEER | (s.options.require_client_cert ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
-                         nullptr);
+      SSL_CTX_set_verify(
+          &ctx,
+          SSL_VERIFY_PEER | (s.options.require_client_cert ? SSL_VERIFY_FAIL_IF_NO_PEER_CERT : 0),
+          nullptr);
       return true;
     });
   } else {
@@ -528,24 +360,38 @@ FakeApiServer::~FakeApiServer() {
 }
 
 std::string FakeApiServer::url() const {
-  return std::string(impl_->options.tls ? "https" : "http") + "://127.0.0.1:" + std::to_string(impl_->port);
+  return std::string(impl_->options.tls ? "https" : "http") +
+         "://127.0.0.1:" + std::to_string(impl_->port);
 }
-int FakeApiServer::port() const { return impl_->port; }
-std::string FakeApiServer::ca_file() const { return (impl_->dir / "ca.crt").string(); }
-std::string FakeApiServer::ca_pem() const { return impl_->ca_pem; }
-std::string FakeApiServer::client_cert_file() const { return (impl_->dir / "client.crt").string(); }
-std::string FakeApiServer::client_key_file() const { return (impl_->dir / "client.key").string(); }
+int FakeApiServer::port() const {
+  return impl_->port;
+}
+std::string FakeApiServer::ca_file() const {
+  return (impl_->dir / "ca.crt").string();
+}
+std::string FakeApiServer::ca_pem() const {
+  return impl_->ca_pem;
+}
+std::string FakeApiServer::client_cert_file() const {
+  return (impl_->dir / "client.crt").string();
+}
+std::string FakeApiServer::client_key_file() const {
+  return (impl_->dir / "client.key").string();
+}
 
-void FakeApiServer::set_objects(const std::string& collection, std::vector<nlohmann::json> objects) {
+void FakeApiServer::set_objects(const std::string& collection,
+                                std::vector<nlohmann::json> objects) {
   impl_->store.set_objects(collection, std::move(objects));
 }
-void FakeApiServer::set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects) {
+void FakeApiServer::set_objects_serialized(const std::string& collection,
+                                           const std::vector<std::string>& objects) {
   impl_->store.set_objects_serialized(collection, objects);
 }
 void FakeApiServer::upsert(const std::string& collection, nlohmann::json object) {
   impl_->store.upsert(collection, std::move(object));
 }
-bool FakeApiServer::remove(const std::string& collection, const std::string& ns, const std::string& name) {
+bool FakeApiServer::remove(const std::string& collection, const std::string& ns,
+                           const std::string& name) {
   return impl_->store.remove(collection, ns, name);
 }
 void FakeApiServer::set_group_version_installed(const std::string& group_version, bool installed) {
@@ -561,15 +407,54 @@ void FakeApiServer::drop_next(const std::string& path_prefix, int times) {
   std::lock_guard lock(impl_->mu);
   impl_->injections.push_back(Injection{path_prefix, true, 0, times, std::nullopt});
 }
-void FakeApiServer::drop_watches(const std::string& collection) { impl_->store.cut_watches(collection); }
-void FakeApiServer::expire_continue_tokens() { impl_->store.expire_continue_tokens(); }
-void FakeApiServer::compact() { impl_->store.compact(); }
-void FakeApiServer::send_bookmark(const std::string& collection) { impl_->store.send_bookmark(collection); }
+void FakeApiServer::drop_watches(const std::string& collection) {
+  impl_->store.cut_watches(collection);
+}
+void FakeApiServer::expire_continue_tokens() {
+  impl_->store.expire_continue_tokens();
+}
+void FakeApiServer::compact() {
+  impl_->store.compact();
+}
+void FakeApiServer::send_bookmark(const std::string& collection) {
+  impl_->store.send_bookmark(collection);
+}
+void FakeApiServer::set_token(const std::string& token, const std::string& user) {
+  std::lock_guard lock(impl_->mu);
+  impl_->tokens[token] = user;
+}
+void FakeApiServer::remove_token(const std::string& token) {
+  std::lock_guard lock(impl_->mu);
+  impl_->tokens.erase(token);
+}
+void FakeApiServer::set_rules(const std::string& user, std::vector<FakeRbacRule> rules) {
+  std::lock_guard lock(impl_->mu);
+  impl_->rules[user] = std::move(rules);
+}
+void FakeApiServer::clear_rules(const std::string& user) {
+  std::lock_guard lock(impl_->mu);
+  impl_->rules.erase(user);
+}
+std::vector<RecordedRequest> FakeApiServer::writes() const {
+  std::lock_guard lock(impl_->mu);
+  std::vector<RecordedRequest> out;
+  for (const auto& r : impl_->requests) {
+    if (r.method != "GET") out.push_back(r);
+  }
+  return out;
+}
+std::vector<nlohmann::json> FakeApiServer::objects(const std::string& collection) const {
+  return impl_->store.objects(collection);
+}
 std::vector<RecordedRequest> FakeApiServer::requests() const {
   std::lock_guard lock(impl_->mu);
   return impl_->requests;
 }
-size_t FakeApiServer::watchers(const std::string& collection) const { return impl_->store.watchers(collection); }
-uint64_t FakeApiServer::resource_version() const { return impl_->store.resource_version(); }
+size_t FakeApiServer::watchers(const std::string& collection) const {
+  return impl_->store.watchers(collection);
+}
+uint64_t FakeApiServer::resource_version() const {
+  return impl_->store.resource_version();
+}
 
 }  // namespace loadshift::testing

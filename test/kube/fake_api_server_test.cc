@@ -2,8 +2,8 @@
 // kube-apiserver (../shared/kube-api), or the kube client's tests prove nothing.
 #include "test/kube/fake_api_server.h"
 
-#include <catch2/catch.hpp>
 #include <httplib.h>
+#include <catch2/catch.hpp>
 
 #include <atomic>
 #include <chrono>
@@ -18,13 +18,17 @@ using nlohmann::json;
 namespace {
 
 json pod(const std::string& ns, const std::string& name, const std::string& node = "te1") {
-  return {{"apiVersion", "v1"}, {"kind", "Pod"},
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
           {"metadata", {{"name", name}, {"namespace", ns}, {"labels", {{"app", name}}}}},
-          {"spec", {{"nodeName", node}, {"containers", json::array({{{"name", "main"}, {"image", "busybox"}}})}}},
+          {"spec",
+           {{"nodeName", node},
+            {"containers", json::array({{{"name", "main"}, {"image", "busybox"}}})}}},
           {"status", {{"phase", "Running"}}}};
 }
 
-std::unique_ptr<httplib::SSLClient> client(const FakeApiServer& server, const std::string& token = "admin-token") {
+std::unique_ptr<httplib::SSLClient> client(const FakeApiServer& server,
+                                           const std::string& token = "admin-token") {
   auto c = std::make_unique<httplib::SSLClient>("127.0.0.1", server.port());
   c->set_ca_cert_path(server.ca_file().c_str());
   c->enable_server_certificate_verification(true);
@@ -33,19 +37,23 @@ std::unique_ptr<httplib::SSLClient> client(const FakeApiServer& server, const st
   return c;
 }
 
-json body_json(const httplib::Result& r) { return json::parse(r->body); }
+json body_json(const httplib::Result& r) {
+  return json::parse(r->body);
+}
 
 }  // namespace
 
-TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers") {
+TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers", "[fake]") {
   FakeApiServer server;
   REQUIRE(server.url() == "https://127.0.0.1:" + std::to_string(server.port()));
   auto c = client(server);
   auto r = c->Get("/api");
   REQUIRE(r);
   CHECK(r->status == 200);
-  CHECK(r->body == R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:)" +
-                       std::to_string(server.port()) + "\"}]}\n");
+  CHECK(
+      r->body ==
+      R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":"127.0.0.1:)" +
+          std::to_string(server.port()) + "\"}]}\n");
   CHECK(r->get_header_value("Content-Type") == "application/json");
   CHECK(r->get_header_value("Cache-Control") == "no-cache, private");
   CHECK(r->has_header("Date"));
@@ -73,11 +81,13 @@ TEST_CASE("fake API server: TLS with its CA, discovery and the recorded headers"
   CHECK_FALSE(untrusting.Get("/api"));
 }
 
-TEST_CASE("fake API server: a group/version that is not installed is 404 text/plain everywhere") {
+TEST_CASE("fake API server: a group/version that is not installed is 404 text/plain everywhere",
+          "[fake]") {
   FakeApiServer server;
   server.set_group_version_installed("topology.volcano.sh/v1alpha1", false);
   auto c = client(server);
-  for (const char* path : {"/apis/topology.volcano.sh/v1alpha1", "/apis/topology.volcano.sh/v1alpha1/hypernodes"}) {
+  for (const char* path :
+       {"/apis/topology.volcano.sh/v1alpha1", "/apis/topology.volcano.sh/v1alpha1/hypernodes"}) {
     auto r = c->Get(path);
     REQUIRE(r);
     CHECK(r->status == 404);
@@ -92,10 +102,13 @@ TEST_CASE("fake API server: a group/version that is not installed is 404 text/pl
   auto missing = c->Get("/api/v1/namespaces/demo/pods/no-such-pod");
   REQUIRE(missing);
   CHECK(missing->status == 404);
-  CHECK(missing->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"no-such-pod\" not found","reason":"NotFound","details":{"name":"no-such-pod","kind":"pods"},"code":404})" "\n");
+  CHECK(
+      missing->body ==
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods \"no-such-pod\" not found","reason":"NotFound","details":{"name":"no-such-pod","kind":"pods"},"code":404})"
+      "\n");
 }
 
-TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
+TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded", "[fake]") {
   FakeApiServerOptions options;
   options.tokens["tester-token"] = "tester";
   FakeApiServer server(options);
@@ -104,7 +117,10 @@ TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
   auto bad = client(server, "not-a-valid-token")->Get("/api/v1/namespaces/demo/pods");
   REQUIRE(bad);
   CHECK(bad->status == 401);
-  CHECK(bad->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})" "\n");
+  CHECK(
+      bad->body ==
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"Unauthorized","reason":"Unauthorized","code":401})"
+      "\n");
   CHECK_FALSE(bad->has_header("X-Kubernetes-Pf-Flowschema-Uid"));  // rejected before APF
   auto none = client(server, "")->Get("/api/v1/pods");
   REQUIRE(none);
@@ -114,12 +130,18 @@ TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
   auto nodes = tester->Get("/api/v1/nodes");
   REQUIRE(nodes);
   CHECK(nodes->status == 403);
-  CHECK(nodes->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"nodes"},"code":403})" "\n");
+  CHECK(
+      nodes->body ==
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"nodes is forbidden: User \"tester\" cannot list resource \"nodes\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"nodes"},"code":403})"
+      "\n");
   CHECK(nodes->get_header_value("X-Content-Type-Options") == "nosniff");
-  auto evict = tester->Post("/api/v1/namespaces/demo/pods/a/eviction", R"({"apiVersion":"policy/v1","kind":"Eviction"})", "application/json");
+  auto evict = tester->Post("/api/v1/namespaces/demo/pods/a/eviction",
+                            R"({"apiVersion":"policy/v1","kind":"Eviction"})", "application/json");
   REQUIRE(evict);
   CHECK(evict->status == 403);
-  CHECK(body_json(evict)["message"] == "pods \"a\" is forbidden: User \"tester\" cannot create resource \"pods/eviction\" in API group \"\" in the namespace \"demo\"");
+  CHECK(body_json(evict)["message"] ==
+        "pods \"a\" is forbidden: User \"tester\" cannot create resource \"pods/eviction\" in API "
+        "group \"\" in the namespace \"demo\"");
   CHECK(body_json(evict)["details"] == json{{"name", "a"}, {"kind", "pods"}});
   auto pods = tester->Get("/api/v1/namespaces/demo/pods?limit=1");
   REQUIRE(pods);
@@ -135,21 +157,25 @@ TEST_CASE("fake API server: bearer tokens, 401 and 403 as recorded") {
   CHECK(requests[4].query == "limit=1");
 }
 
-TEST_CASE("fake API server: a client certificate signed by the CA authenticates; mTLS requires one") {
+TEST_CASE("fake API server: a client certificate signed by the CA authenticates; mTLS requires one",
+          "[fake]") {
   FakeApiServerOptions options;
   options.require_client_cert = true;
   FakeApiServer server(options);
-  httplib::SSLClient with_cert("127.0.0.1", server.port(), server.client_cert_file(), server.client_key_file());
+  httplib::SSLClient with_cert("127.0.0.1", server.port(), server.client_cert_file(),
+                               server.client_key_file());
   with_cert.set_ca_cert_path(server.ca_file().c_str());
   with_cert.enable_server_certificate_verification(true);
-  auto r = with_cert.Get("/api/v1/nodes");  // no token: the certificate's user (group system:masters)
+  auto r =
+      with_cert.Get("/api/v1/nodes");  // no token: the certificate's user (group system:masters)
   REQUIRE(r);
   CHECK(r->status == 200);
   auto without = client(server);  // a valid token, but no certificate: the handshake fails
   CHECK_FALSE(without->Get("/api/v1/nodes"));
 }
 
-TEST_CASE("fake API server: pagination with continue tokens, a consistent snapshot, both framings") {
+TEST_CASE("fake API server: pagination with continue tokens, a consistent snapshot, both framings",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "e"), pod("demo", "b"), pod("demo", "d"),
                                       pod("demo", "a"), pod("other", "c")});
@@ -179,7 +205,8 @@ TEST_CASE("fake API server: pagination with continue tokens, a consistent snapsh
   // Writes between pages do not show: the pages are of the first page's resourceVersion.
   server.upsert("/api/v1/pods", pod("demo", "bb"));
   server.remove("/api/v1/pods", "demo", "d");
-  auto page2 = c->Get("/api/v1/pods?limit=2&continue=" + p1["metadata"]["continue"].get<std::string>());
+  auto page2 =
+      c->Get("/api/v1/pods?limit=2&continue=" + p1["metadata"]["continue"].get<std::string>());
   REQUIRE(page2);
   auto p2 = body_json(page2);
   CHECK(p2["metadata"]["resourceVersion"] == rv);
@@ -187,7 +214,8 @@ TEST_CASE("fake API server: pagination with continue tokens, a consistent snapsh
   CHECK(p2["items"][0]["metadata"]["name"] == "d");
   CHECK(p2["items"][1]["metadata"]["name"] == "e");
   CHECK(p2["metadata"]["remainingItemCount"] == 1);
-  auto page3 = c->Get("/api/v1/pods?limit=2&continue=" + p2["metadata"]["continue"].get<std::string>());
+  auto page3 =
+      c->Get("/api/v1/pods?limit=2&continue=" + p2["metadata"]["continue"].get<std::string>());
   REQUIRE(page3);
   auto p3 = body_json(page3);
   REQUIRE(p3["items"].size() == 1);
@@ -201,7 +229,8 @@ TEST_CASE("fake API server: pagination with continue tokens, a consistent snapsh
   CHECK(all["metadata"]["resourceVersion"] == std::to_string(server.resource_version()));
   auto demo = body_json(c->Get("/api/v1/namespaces/demo/pods?limit=1"));
   CHECK(demo["metadata"]["remainingItemCount"] == 3);
-  CHECK(loadshift::testing::decode_continue(demo["metadata"]["continue"])->start == std::string("a") + '\0');
+  CHECK(loadshift::testing::decode_continue(demo["metadata"]["continue"])->start ==
+        std::string("a") + '\0');
 
   // Small answers carry Content-Length, large ones are chunked.
   auto small = c->Get("/api/v1/namespaces/demo/pods?limit=1");
@@ -220,18 +249,23 @@ TEST_CASE("fake API server: pagination with continue tokens, a consistent snapsh
   CHECK(large->body.back() == '\n');
 }
 
-TEST_CASE("fake API server: custom resources are listed unstructured, like 12") {
+TEST_CASE("fake API server: custom resources are listed unstructured, like 12", "[fake]") {
   FakeApiServer server;
   server.set_objects("/apis/topology.volcano.sh/v1alpha1/hypernodes",
                      {{{"metadata", {{"name", "s0"}}}, {"spec", {{"tier", 3}}}}});
   auto r = client(server)->Get("/apis/topology.volcano.sh/v1alpha1/hypernodes");
   REQUIRE(r);
   const auto rv = std::to_string(server.resource_version());
-  CHECK(r->body == R"({"apiVersion":"topology.volcano.sh/v1alpha1","items":[{"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"s0","resourceVersion":")" +
-                       rv + R"("},"spec":{"tier":3}}],"kind":"HyperNodeList","metadata":{"continue":"","resourceVersion":")" + rv + "\"}}\n");
+  CHECK(
+      r->body ==
+      R"({"apiVersion":"topology.volcano.sh/v1alpha1","items":[{"apiVersion":"topology.volcano.sh/v1alpha1","kind":"HyperNode","metadata":{"name":"s0","resourceVersion":")" +
+          rv +
+          R"("},"spec":{"tier":3}}],"kind":"HyperNodeList","metadata":{"continue":"","resourceVersion":")" +
+          rv + "\"}}\n");
 }
 
-TEST_CASE("fake API server: expired continue tokens and compacted resourceVersions answer 410") {
+TEST_CASE("fake API server: expired continue tokens and compacted resourceVersions answer 410",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a"), pod("demo", "b"), pod("demo", "c")});
   auto c = client(server);
@@ -244,19 +278,22 @@ TEST_CASE("fake API server: expired continue tokens and compacted resourceVersio
   auto status = body_json(expired);
   CHECK(status["reason"] == "Expired");
   CHECK(status["code"] == 410);
-  CHECK(status["message"].get<std::string>().starts_with("The provided continue parameter is too old"));
+  CHECK(status["message"].get<std::string>().starts_with(
+      "The provided continue parameter is too old"));
   auto fresh = loadshift::testing::decode_continue(status["metadata"]["continue"]);
   REQUIRE(fresh);
   CHECK(fresh->rv == -1);
   CHECK(fresh->start == std::string("demo/a") + '\0');
   // The fresh token goes on from the same key with the current state.
-  auto rest = c->Get("/api/v1/pods?limit=5&continue=" + status["metadata"]["continue"].get<std::string>());
+  auto rest =
+      c->Get("/api/v1/pods?limit=5&continue=" + status["metadata"]["continue"].get<std::string>());
   REQUIRE(rest);
   CHECK(rest->status == 200);
   CHECK(body_json(rest)["items"].size() == 2);
   // A token issued after the expiry is good.
   auto again = body_json(c->Get("/api/v1/pods?limit=1"));
-  CHECK(c->Get("/api/v1/pods?limit=1&continue=" + again["metadata"]["continue"].get<std::string>())->status == 200);
+  CHECK(c->Get("/api/v1/pods?limit=1&continue=" + again["metadata"]["continue"].get<std::string>())
+            ->status == 200);
 
   const auto old = std::to_string(server.resource_version());
   server.upsert("/api/v1/pods", pod("demo", "d"));
@@ -264,15 +301,19 @@ TEST_CASE("fake API server: expired continue tokens and compacted resourceVersio
   auto exact = c->Get("/api/v1/pods?resourceVersion=" + old + "&resourceVersionMatch=Exact");
   REQUIRE(exact);
   CHECK(exact->status == 410);
-  CHECK(exact->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided list is too old.","reason":"Expired","code":410})" "\n");
+  CHECK(
+      exact->body ==
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"The resourceVersion for the provided list is too old.","reason":"Expired","code":410})"
+      "\n");
   CHECK(c->Get("/api/v1/pods?resourceVersion=" + old + "&limit=10")->status == 410);  // 18
-  auto nolimit = c->Get("/api/v1/pods?resourceVersion=" + old);                      // 19
+  auto nolimit = c->Get("/api/v1/pods?resourceVersion=" + old);                       // 19
   REQUIRE(nolimit);
   CHECK(nolimit->status == 200);
   CHECK(body_json(nolimit)["items"].size() == 4);
 }
 
-TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dropped connections") {
+TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dropped connections",
+          "[fake]") {
   FakeApiServer server;
   auto c = client(server);
   server.fail_next("/api/v1/nodes", 500);
@@ -297,7 +338,10 @@ TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dro
   auto e403 = c->Get("/api/v1/pods");
   REQUIRE(e403);
   CHECK(e403->status == 403);
-  CHECK(e403->body == R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"admin\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403})" "\n");
+  CHECK(
+      e403->body ==
+      R"({"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"pods is forbidden: User \"admin\" cannot list resource \"pods\" in API group \"\" at the cluster scope","reason":"Forbidden","details":{"kind":"pods"},"code":403})"
+      "\n");
   CHECK(e403->get_header_value("X-Content-Type-Options") == "nosniff");
   auto e401 = c->Get("/api/v1/pods");
   REQUIRE(e401);
@@ -310,7 +354,9 @@ TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dro
   server.fail_next("/api/v1/namespaces/demo/pods", 403);
   auto ns403 = c->Get("/api/v1/namespaces/demo/pods/web-1");
   REQUIRE(ns403);
-  CHECK(body_json(ns403)["message"] == "pods \"web-1\" is forbidden: User \"admin\" cannot get resource \"pods\" in API group \"\" in the namespace \"demo\"");
+  CHECK(body_json(ns403)["message"] ==
+        "pods \"web-1\" is forbidden: User \"admin\" cannot get resource \"pods\" in API group "
+        "\"\" in the namespace \"demo\"");
   CHECK(body_json(ns403)["details"] == json{{"name", "web-1"}, {"kind", "pods"}});
 
   server.drop_next("/api/v1/pods");
@@ -346,7 +392,9 @@ struct WatchRun {
       done = true;
     });
   }
-  ~WatchRun() { if (thread.joinable()) thread.join(); }
+  ~WatchRun() {
+    if (thread.joinable()) thread.join();
+  }
   std::vector<json> events() {
     std::lock_guard lock(mu);
     std::vector<json> out;
@@ -375,7 +423,10 @@ bool wait_watchers(const FakeApiServer& server, const std::string& collection, s
 
 }  // namespace
 
-TEST_CASE("fake API server: a watch streams ADDED, MODIFIED, DELETED and BOOKMARK, then ends at timeoutSeconds") {
+TEST_CASE(
+    "fake API server: a watch streams ADDED, MODIFIED, DELETED and BOOKMARK, then ends at "
+    "timeoutSeconds",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   const auto start = server.resource_version();
@@ -402,14 +453,21 @@ TEST_CASE("fake API server: a watch streams ADDED, MODIFIED, DELETED and BOOKMAR
   CHECK(events[1]["type"] == "MODIFIED");
   CHECK(events[1]["object"]["spec"]["nodeName"] == "te2");
   CHECK(events[2]["type"] == "DELETED");
-  CHECK(events[2]["object"]["metadata"]["resourceVersion"] == std::to_string(server.resource_version()));
-  CHECK(events[3] == json::parse(R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
-                                 std::to_string(server.resource_version()) +
-                                 R"(","creationTimestamp":null},"spec":{"containers":null},"status":{}}})"));
+  CHECK(events[2]["object"]["metadata"]["resourceVersion"] ==
+        std::to_string(server.resource_version()));
+  CHECK(
+      events[3] ==
+      json::parse(
+          R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":")" +
+          std::to_string(server.resource_version()) +
+          R"(","creationTimestamp":null},"spec":{"containers":null},"status":{}}})"));
   CHECK(wait_watchers(server, "/api/v1/pods", 0));
 }
 
-TEST_CASE("fake API server: a watch without resourceVersion starts with ADDED; a namespaced one filters") {
+TEST_CASE(
+    "fake API server: a watch without resourceVersion starts with ADDED; a namespaced one "
+    "filters",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a"), pod("other", "b")});
   WatchRun watch(server, "/api/v1/namespaces/demo/pods?watch=true&timeoutSeconds=1");
@@ -424,28 +482,35 @@ TEST_CASE("fake API server: a watch without resourceVersion starts with ADDED; a
   CHECK(events[1]["object"]["metadata"]["name"] == "d");
 }
 
-TEST_CASE("fake API server: a watch from a compacted resourceVersion gets 200 and one ERROR 410 event") {
+TEST_CASE(
+    "fake API server: a watch from a compacted resourceVersion gets 200 and one ERROR 410 event",
+    "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   const auto old = server.resource_version();
   server.upsert("/api/v1/pods", pod("demo", "b"));
   server.compact();
-  WatchRun watch(server, "/api/v1/pods?watch=1&resourceVersion=" + std::to_string(old) + "&timeoutSeconds=20");
+  WatchRun watch(
+      server, "/api/v1/pods?watch=1&resourceVersion=" + std::to_string(old) + "&timeoutSeconds=20");
   watch.thread.join();
   CHECK(watch.status == 200);
-  CHECK(watch.data == R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: )" +
-                          std::to_string(old) + " (" + std::to_string(server.resource_version()) +
-                          R"x()","reason":"Expired","code":410}})x" "\n");
+  CHECK(
+      watch.data ==
+      R"({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},"status":"Failure","message":"too old resource version: )" +
+          std::to_string(old) + " (" + std::to_string(server.resource_version()) +
+          R"x()","reason":"Expired","code":410}})x"
+          "\n");
 }
 
-TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and drop_watches") {
+TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and drop_watches",
+          "[fake]") {
   FakeApiServer server;
   server.set_objects("/api/v1/pods", {pod("demo", "a")});
   server.drop_next("/api/v1/pods");
   {
     WatchRun watch(server, "/api/v1/pods?watch=1&timeoutSeconds=20");
     watch.thread.join();
-    CHECK_FALSE(watch.ok);  // no final zero-length chunk
+    CHECK_FALSE(watch.ok);              // no final zero-length chunk
     CHECK(watch.events().size() == 1);  // the initial ADDED went out first
   }
   WatchRun watch(server, "/api/v1/pods?watch=1&timeoutSeconds=20");
@@ -459,7 +524,7 @@ TEST_CASE("fake API server: watch streams are cut mid-stream by drop_next and dr
   CHECK(wait_watchers(server, "/api/v1/pods", 0));
 }
 
-TEST_CASE("fake API server: a watcher that goes away is forgotten") {
+TEST_CASE("fake API server: a watcher that goes away is forgotten", "[fake]") {
   FakeApiServer server;
   {
     httplib::SSLClient c("127.0.0.1", server.port());
@@ -467,7 +532,8 @@ TEST_CASE("fake API server: a watcher that goes away is forgotten") {
     c.set_bearer_token_auth("admin-token");
     std::atomic<bool> stop{false};
     std::thread t([&] {
-      c.Get("/api/v1/nodes?watch=1&timeoutSeconds=20", [&](const char*, size_t) { return !stop.load(); });
+      c.Get("/api/v1/nodes?watch=1&timeoutSeconds=20",
+            [&](const char*, size_t) { return !stop.load(); });
     });
     REQUIRE(wait_watchers(server, "/api/v1/nodes", 1));
     stop = true;
@@ -477,13 +543,15 @@ TEST_CASE("fake API server: a watcher that goes away is forgotten") {
   CHECK(wait_watchers(server, "/api/v1/nodes", 0));
 }
 
-TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages quickly") {
+TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages quickly",
+          "[fake]") {
   FakeApiServer server;
   std::vector<std::string> pods;
   pods.reserve(150000);
   for (int i = 0; i < 150000; ++i) {
-    pods.push_back(R"({"metadata":{"name":"p)" + std::to_string(i) + R"(","namespace":"ns)" + std::to_string(i % 50) +
-                   R"("},"spec":{"nodeName":"n)" + std::to_string(i % 5000) + R"("},"status":{"phase":"Running"}})");
+    pods.push_back(R"({"metadata":{"name":"p)" + std::to_string(i) + R"(","namespace":"ns)" +
+                   std::to_string(i % 50) + R"("},"spec":{"nodeName":"n)" +
+                   std::to_string(i % 5000) + R"("},"status":{"phase":"Running"}})");
   }
   auto t0 = std::chrono::steady_clock::now();
   server.set_objects_serialized("/api/v1/pods", pods);

@@ -10,7 +10,9 @@
 namespace loadshift::testing {
 namespace {
 
-bool key_less(const ObjectPtr& a, const std::string& key) { return a->key < key; }
+bool key_less(const ObjectPtr& a, const std::string& key) {
+  return a->key < key;
+}
 
 std::string make_key(const std::string& ns, const std::string& name) {
   return ns.empty() ? name : ns + "/" + name;
@@ -19,8 +21,8 @@ std::string make_key(const std::string& ns, const std::string& name) {
 // The object with kind and apiVersion first, as a watch event or a GET carries it.
 std::string typed_json(const FakeResource& r, const StoredObject& o) {
   if (o.has_type_fields) return o.item;
-  return R"({"kind":)" + json_string(r.kind) + R"(,"apiVersion":)" + json_string(r.group_version()) + "," +
-         o.item.substr(1);
+  return R"({"kind":)" + json_string(r.kind) + R"(,"apiVersion":)" +
+         json_string(r.group_version()) + "," + o.item.substr(1);
 }
 
 }  // namespace
@@ -39,7 +41,8 @@ const FakeResource* ObjectStore::find_resource(const std::string& group, const s
                                                const std::string& resource) const {
   std::lock_guard lock(mu_);
   for (const auto& [path, c] : collections_) {
-    if (c.resource.group == group && c.resource.version == version && c.resource.resource == resource) {
+    if (c.resource.group == group && c.resource.version == version &&
+        c.resource.resource == resource) {
       return &c.resource;  // std::map nodes are stable; collections are never erased
     }
   }
@@ -59,7 +62,8 @@ const FakeResource& ObjectStore::resource_for_collection(const std::string& coll
   return collection_locked(collection, sample).resource;
 }
 
-ObjectStore::Collection& ObjectStore::collection_locked(const std::string& path, const nlohmann::json* sample) {
+ObjectStore::Collection& ObjectStore::collection_locked(const std::string& path,
+                                                        const nlohmann::json* sample) {
   auto it = collections_.find(path);
   if (it != collections_.end()) return it->second;
   auto parsed = parse_resource_path(path);
@@ -70,20 +74,24 @@ ObjectStore::Collection& ObjectStore::collection_locked(const std::string& path,
   r.group = parsed->group;
   r.version = parsed->version;
   r.resource = parsed->resource;
-  r.kind = sample && sample->contains("kind") ? (*sample)["kind"].get<std::string>() : parsed->resource;
-  r.namespaced = sample && sample->contains("metadata") && (*sample)["metadata"].contains("namespace");
-  r.custom = !r.group.empty() && r.group.find('.') != std::string::npos &&
-             !r.group.ends_with(".k8s.io");
+  r.kind =
+      sample && sample->contains("kind") ? (*sample)["kind"].get<std::string>() : parsed->resource;
+  r.namespaced =
+      sample && sample->contains("metadata") && (*sample)["metadata"].contains("namespace");
+  r.custom =
+      !r.group.empty() && r.group.find('.') != std::string::npos && !r.group.ends_with(".k8s.io");
   Collection& c = collections_[path];
   c.resource = r;
   return c;
 }
 
-ObjectPtr ObjectStore::make_object(const FakeResource& r, nlohmann::json object, uint64_t rv) const {
+ObjectPtr ObjectStore::make_object(const FakeResource& r, nlohmann::json object,
+                                   uint64_t rv) const {
   auto obj = std::make_shared<StoredObject>();
   if (!object.is_object() || !object.contains("metadata") || !object["metadata"].is_object() ||
       !object["metadata"].contains("name") || !object["metadata"]["name"].is_string()) {
-    throw std::invalid_argument("fake API server: object without metadata.name in " + r.collection());
+    throw std::invalid_argument("fake API server: object without metadata.name in " +
+                                r.collection());
   }
   auto& meta = object["metadata"];
   obj->name = meta["name"].get<std::string>();
@@ -108,7 +116,8 @@ ObjectPtr ObjectStore::make_object(const FakeResource& r, nlohmann::json object,
   return obj;
 }
 
-std::string ObjectStore::event_line(const FakeResource& r, const char* type, const StoredObject& o) const {
+std::string ObjectStore::event_line(const FakeResource& r, const char* type,
+                                    const StoredObject& o) const {
   return std::string(R"({"type":")") + type + R"(","object":)" + typed_json(r, o) + "}\n";
 }
 
@@ -187,7 +196,8 @@ void ObjectStore::set_objects(const std::string& collection, std::vector<nlohman
   replace_all_locked(c, std::move(made));
 }
 
-void ObjectStore::set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects) {
+void ObjectStore::set_objects_serialized(const std::string& collection,
+                                         const std::vector<std::string>& objects) {
   std::lock_guard lock(mu_);
   Collection& c = collection_locked(collection, nullptr);
   const uint64_t rv = rv_ + 1;
@@ -205,11 +215,13 @@ void ObjectStore::set_objects_serialized(const std::string& collection, const st
     if (doc["metadata"]["name"].get(name) != simdjson::SUCCESS) {
       throw std::invalid_argument("fake API server: object without metadata.name");
     }
-    if (c.resource.namespaced && doc["metadata"]["namespace"].get(ns) != simdjson::SUCCESS) ns = "default";
+    if (c.resource.namespaced && doc["metadata"]["namespace"].get(ns) != simdjson::SUCCESS)
+      ns = "default";
     std::string_view ignored;
     if (doc["metadata"]["resourceVersion"].get(ignored) == simdjson::SUCCESS) {
-      throw std::invalid_argument("fake API server: set_objects_serialized needs objects without "
-                                  "metadata.resourceVersion");
+      throw std::invalid_argument(
+          "fake API server: set_objects_serialized needs objects without "
+          "metadata.resourceVersion");
     }
     obj->has_type_fields = doc["kind"].get(ignored) == simdjson::SUCCESS;
     obj->name = std::string(name);
@@ -221,22 +233,35 @@ void ObjectStore::set_objects_serialized(const std::string& collection, const st
     std::string compact = simdjson::minify(doc);
     const size_t at = compact.find(R"("metadata":{)");
     if (at == std::string::npos) throw std::invalid_argument("fake API server: metadata not found");
-    compact.insert(at + 12, compact[at + 12] == '}' ? rv_field.substr(0, rv_field.size() - 1) : rv_field);
+    compact.insert(at + 12,
+                   compact[at + 12] == '}' ? rv_field.substr(0, rv_field.size() - 1) : rv_field);
     obj->item = std::move(compact);
     made.push_back(std::move(obj));
   }
   replace_all_locked(c, std::move(made));
 }
 
-void ObjectStore::upsert(const std::string& collection, nlohmann::json object) {
+std::string ObjectStore::upsert(const std::string& collection, nlohmann::json object) {
   std::lock_guard lock(mu_);
   Collection& c = collection_locked(collection, &object);
   ObjectPtr made = make_object(c.resource, std::move(object), rv_ + 1);
   ++rv_;
+  std::string stored = typed_json(c.resource, *made) + "\n";
   apply_locked(c, std::move(made));
+  return stored;
 }
 
-bool ObjectStore::remove(const std::string& collection, const std::string& ns, const std::string& name) {
+std::vector<nlohmann::json> ObjectStore::objects(const std::string& collection) {
+  std::lock_guard lock(mu_);
+  Collection& c = collection_locked(collection, nullptr);
+  std::vector<nlohmann::json> out;
+  out.reserve(c.items.size());
+  for (const auto& o : c.items) out.push_back(nlohmann::json::parse(typed_json(c.resource, *o)));
+  return out;
+}
+
+bool ObjectStore::remove(const std::string& collection, const std::string& ns,
+                         const std::string& name) {
   std::lock_guard lock(mu_);
   Collection& c = collection_locked(collection, nullptr);
   const std::string key = make_key(c.resource.namespaced ? ns : "", name);
@@ -258,8 +283,9 @@ std::optional<std::string> ObjectStore::get(const FakeResource& r, const std::st
   return typed_json(r, **it) + "\n";
 }
 
-std::string ObjectStore::list_head_tail(const FakeResource& r, uint64_t rv, const std::string& token,
-                                        size_t remaining, std::string& tail) const {
+std::string ObjectStore::list_head_tail(const FakeResource& r, uint64_t rv,
+                                        const std::string& token, size_t remaining,
+                                        std::string& tail) const {
   const std::string rv_text = json_string(std::to_string(rv));
   const std::string list_kind = json_string(r.kind + "List");
   if (r.custom) {
@@ -288,7 +314,8 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     auto token = decode_continue(q.continue_token);
     if (!token) {
       answer.status = 400;
-      answer.error_body = status_body(400, "BadRequest", "continue key is not valid: " + q.continue_token);
+      answer.error_body =
+          status_body(400, "BadRequest", "continue key is not valid: " + q.continue_token);
       return answer;
     }
     if (expired_tokens_.count(q.continue_token) != 0 ||
@@ -309,7 +336,8 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
   } else if (q.resource_version && *q.resource_version > 0 && (q.exact || q.limit > 0)) {
     if (*q.resource_version < compacted_rv_) {
       answer.status = 410;
-      answer.error_body = status_body(410, "Expired", "The resourceVersion for the provided list is too old.");
+      answer.error_body =
+          status_body(410, "Expired", "The resourceVersion for the provided list is too old.");
       return answer;
     }
     snapshot = std::min(*q.resource_version, rv_);
@@ -355,8 +383,9 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     // Count what follows last_key at the snapshot: the current items, corrected by the changes.
     const std::string after = last_key + '\0';
     auto from = std::lower_bound(c.items.begin(), c.items.end(), after, key_less);
-    auto to = prefix.empty() ? c.items.end()
-                             : std::lower_bound(c.items.begin(), c.items.end(), q.ns + "0", key_less);
+    auto to = prefix.empty()
+                  ? c.items.end()
+                  : std::lower_bound(c.items.begin(), c.items.end(), q.ns + "0", key_less);
     long count = std::distance(from, to);
     for (auto it = then.lower_bound(after); it != then.end() && in_range(it->first); ++it) {
       auto now = std::lower_bound(c.items.begin(), c.items.end(), it->first, key_less);
@@ -373,7 +402,8 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
 }
 
 std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, const std::string& ns,
-                                                     std::optional<uint64_t> resource_version, bool bookmarks) {
+                                                     std::optional<uint64_t> resource_version,
+                                                     bool bookmarks) {
   std::lock_guard lock(mu_);
   Collection& c = collections_.at(r.collection());
   auto w = std::make_shared<WatchStream>();
@@ -383,15 +413,18 @@ std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, cons
   auto matches = [&](const StoredObject& o) { return ns.empty() || o.ns == ns; };
   if (!resource_version || *resource_version == 0) {
     for (const auto& o : c.items) {
-      if (matches(*o)) w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
+      if (matches(*o))
+        w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
     }
     w->start_rv = rv_;
   } else if (*resource_version < compacted_rv_) {
-    std::string status = status_body(410, "Expired", "too old resource version: " +
-                                                         std::to_string(*resource_version) + " (" +
-                                                         std::to_string(compacted_rv_) + ")");
+    std::string status =
+        status_body(410, "Expired",
+                    "too old resource version: " + std::to_string(*resource_version) + " (" +
+                        std::to_string(compacted_rv_) + ")");
     status.pop_back();  // the "\n" ends the event, not the Status
-    w->events.push_back(std::make_shared<const std::string>(R"({"type":"ERROR","object":)" + status + "}\n"));
+    w->events.push_back(
+        std::make_shared<const std::string>(R"({"type":"ERROR","object":)" + status + "}\n"));
     w->end_after_queued = true;
     return w;
   } else {
@@ -421,7 +454,8 @@ void ObjectStore::close_watch(const std::shared_ptr<WatchStream>& watch) {
   std::erase(watches_, watch);
 }
 
-ObjectStore::Next ObjectStore::next_event(WatchStream& w, std::chrono::steady_clock::time_point deadline,
+ObjectStore::Next ObjectStore::next_event(WatchStream& w,
+                                          std::chrono::steady_clock::time_point deadline,
                                           const std::function<bool()>& peer_closed,
                                           std::shared_ptr<const std::string>& event) {
   std::unique_lock lock(mu_);
@@ -456,16 +490,19 @@ void ObjectStore::send_bookmark(const std::string& collection) {
   const std::string rv = json_string(std::to_string(c.last_rv));
   std::string object;
   if (r.custom) {
-    object = R"({"apiVersion":)" + json_string(r.group_version()) + R"(,"kind":)" + json_string(r.kind) +
-             R"(,"metadata":{"resourceVersion":)" + rv + "}}";
+    object = R"({"apiVersion":)" + json_string(r.group_version()) + R"(,"kind":)" +
+             json_string(r.kind) + R"(,"metadata":{"resourceVersion":)" + rv + "}}";
   } else {
-    object = R"({"kind":)" + json_string(r.kind) + R"(,"apiVersion":)" + json_string(r.group_version()) +
-             R"(,"metadata":{"resourceVersion":)" + rv + R"(,"creationTimestamp":null})" +
+    object = R"({"kind":)" + json_string(r.kind) + R"(,"apiVersion":)" +
+             json_string(r.group_version()) + R"(,"metadata":{"resourceVersion":)" + rv +
+             R"(,"creationTimestamp":null})" +
              (r.kind == "Pod" ? R"(,"spec":{"containers":null},"status":{})" : "") + "}";
   }
-  auto line = std::make_shared<const std::string>(R"({"type":"BOOKMARK","object":)" + object + "}\n");
+  auto line =
+      std::make_shared<const std::string>(R"({"type":"BOOKMARK","object":)" + object + "}\n");
   for (auto& w : watches_) {
-    if (w->collection == collection && w->bookmarks && c.last_rv > w->start_rv) w->events.push_back(line);
+    if (w->collection == collection && w->bookmarks && c.last_rv > w->start_rv)
+      w->events.push_back(line);
   }
   changed_.notify_all();
 }
@@ -490,8 +527,9 @@ void ObjectStore::compact() {
 
 size_t ObjectStore::watchers(const std::string& collection) const {
   std::lock_guard lock(mu_);
-  return static_cast<size_t>(std::count_if(watches_.begin(), watches_.end(),
-                                           [&](const auto& w) { return w->collection == collection; }));
+  return static_cast<size_t>(std::count_if(watches_.begin(), watches_.end(), [&](const auto& w) {
+    return w->collection == collection;
+  }));
 }
 
 uint64_t ObjectStore::resource_version() const {

@@ -23,7 +23,7 @@
 namespace loadshift::testing {
 
 struct StoredObject {
-  std::string key;   // "ns/name", or "name" when cluster-scoped: the sort order of the apiserver
+  std::string key;  // "ns/name", or "name" when cluster-scoped: the sort order of the apiserver
   std::string ns, name;
   std::string item;  // the object as a list item: built-in kinds without kind/apiVersion
   bool has_type_fields = false;  // item carries kind and apiVersion itself
@@ -32,7 +32,7 @@ struct StoredObject {
 using ObjectPtr = std::shared_ptr<const StoredObject>;
 
 struct ListQuery {
-  std::string ns;  // empty: every namespace
+  std::string ns;    // empty: every namespace
   size_t limit = 0;  // 0: no limit
   std::string continue_token;
   std::optional<uint64_t> resource_version;  // absent or 0: the current state
@@ -65,19 +65,25 @@ class ObjectStore {
 
   // The resource behind a collection path; unknown paths of a valid shape are registered from the
   // first object's kind and namespace. Throws std::invalid_argument for a path of another shape.
-  const FakeResource& resource_for_collection(const std::string& collection, const nlohmann::json* sample);
+  const FakeResource& resource_for_collection(const std::string& collection,
+                                              const nlohmann::json* sample);
   // The known resource of group/version/plural, or nullptr.
   const FakeResource* find_resource(const std::string& group, const std::string& version,
                                     const std::string& resource) const;
   std::vector<FakeResource> resources() const;
 
   void set_objects(const std::string& collection, std::vector<nlohmann::json> objects);
-  void set_objects_serialized(const std::string& collection, const std::vector<std::string>& objects);
-  void upsert(const std::string& collection, nlohmann::json object);
+  void set_objects_serialized(const std::string& collection,
+                              const std::vector<std::string>& objects);
+  // Returns the object as stored (with kind, apiVersion and the new resourceVersion), with "\n".
+  std::string upsert(const std::string& collection, nlohmann::json object);
   bool remove(const std::string& collection, const std::string& ns, const std::string& name);
   // The object with kind and apiVersion, with "\n", or nullopt.
   std::optional<std::string> get(const FakeResource& resource, const std::string& ns,
                                  const std::string& name) const;
+
+  // The current objects of a collection (every namespace), with kind and apiVersion.
+  std::vector<nlohmann::json> objects(const std::string& collection);
 
   ListAnswer list(const FakeResource& resource, const ListQuery& query);
 
@@ -89,7 +95,8 @@ class ObjectStore {
   // Waits for the next event until `deadline`, checking `peer_closed` now and then (kCut when
   // true). kEnd at the deadline, at shutdown or after an ERROR event.
   Next next_event(WatchStream& watch, std::chrono::steady_clock::time_point deadline,
-                  const std::function<bool()>& peer_closed, std::shared_ptr<const std::string>& event);
+                  const std::function<bool()>& peer_closed,
+                  std::shared_ptr<const std::string>& event);
   void cut_watches(const std::string& collection);
   void send_bookmark(const std::string& collection);
   void shutdown();  // ends every watch
@@ -116,7 +123,8 @@ class ObjectStore {
   void apply_locked(Collection& c, ObjectPtr object);  // insert or replace, log, notify
   void replace_all_locked(Collection& c, std::vector<ObjectPtr> objects);
   void publish_locked(Collection& c, const Change& change);
-  std::string event_line(const FakeResource& resource, const char* type, const StoredObject& object) const;
+  std::string event_line(const FakeResource& resource, const char* type,
+                         const StoredObject& object) const;
   std::string list_head_tail(const FakeResource& resource, uint64_t rv, const std::string& token,
                              size_t remaining, std::string& tail) const;
 

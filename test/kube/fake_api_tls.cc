@@ -36,8 +36,8 @@ void add_extension(X509* cert, X509* issuer, int nid, const char* value) {
 
 enum class Role { kCa, kServer, kClient };
 
-CertifiedKey make(Role role, const std::string& cn, const std::string& org, const CertifiedKey* issuer,
-                  long serial) {
+CertifiedKey make(Role role, const std::string& cn, const std::string& org,
+                  const CertifiedKey* issuer, long serial) {
   CertifiedKey out;
   out.key.reset(EVP_EC_gen("P-256"));
   if (!out.key) fail("EC key");
@@ -60,7 +60,8 @@ CertifiedKey make(Role role, const std::string& cn, const std::string& org, cons
   switch (role) {
     case Role::kCa:
       add_extension(cert, issuer_cert, NID_basic_constraints, "critical,CA:TRUE");
-      add_extension(cert, issuer_cert, NID_key_usage, "critical,keyCertSign,cRLSign,digitalSignature");
+      add_extension(cert, issuer_cert, NID_key_usage,
+                    "critical,keyCertSign,cRLSign,digitalSignature");
       add_extension(cert, issuer_cert, NID_subject_key_identifier, "hash");
       break;
     case Role::kServer:

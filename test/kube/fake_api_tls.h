@@ -11,8 +11,12 @@
 
 namespace loadshift::testing {
 
-struct X509Deleter { void operator()(X509* p) const { X509_free(p); } };
-struct KeyDeleter { void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); } };
+struct X509Deleter {
+  void operator()(X509* p) const { X509_free(p); }
+};
+struct KeyDeleter {
+  void operator()(EVP_PKEY* p) const { EVP_PKEY_free(p); }
+};
 using X509Ptr = std::unique_ptr<X509, X509Deleter>;
 using KeyPtr = std::unique_ptr<EVP_PKEY, KeyDeleter>;
 

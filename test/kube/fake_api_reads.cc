@@ -1,0 +1,227 @@
+// The fake API server's reads: discovery, GET of one object, lists (paged, streamed) and watch
+// streams.
+#include <dirent.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+
+#include "test/kube/fake_api_impl.h"
+#include "test/kube/fake_api_responses.h"
+
+namespace loadshift::testing {
+namespace fake {
+
+int find_socket(int local_port, int remote_port) {
+  DIR* dir = opendir("/proc/self/fd");
+  if (dir == nullptr) return -1;
+  int found = -1;
+  while (dirent* entry = readdir(dir)) {
+    char* end = nullptr;
+    long fd = std::strtol(entry->d_name, &end, 10);
+    if (end == entry->d_name || *end != '\0') continue;
+    sockaddr_storage local{}, peer{};
+    socklen_t local_len = sizeof local, peer_len = sizeof peer;
+    if (getsockname(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&local), &local_len) != 0 ||
+        getpeername(static_cast<int>(fd), reinterpret_cast<sockaddr*>(&peer), &peer_len) != 0 ||
+        local.ss_family != AF_INET || peer.ss_family != AF_INET) {
+      continue;
+    }
+    if (ntohs(reinterpret_cast<sockaddr_in&>(local).sin_port) == local_port &&
+        ntohs(reinterpret_cast<sockaddr_in&>(peer).sin_port) == remote_port) {
+      found = static_cast<int>(fd);
+      break;
+    }
+  }
+  closedir(dir);
+  return found;
+}
+
+namespace {
+
+constexpr int kDefaultWatchTimeoutSeconds = 30;
+
+// Has the client gone away (a watch stream then ends)?
+bool peer_has_closed(int fd) {
+  if (fd < 0) return false;
+  pollfd p{fd, POLLRDHUP, 0};
+  return poll(&p, 1, 0) > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0;
+}
+
+}  // namespace
+}  // namespace fake
+
+using namespace fake;
+
+void FakeApiServer::Impl::serve_get(httplib::Response& res, const FakeResource& r,
+                                    const ResourcePath& p) {
+  if (auto object = store.get(r, p.ns, p.name)) {
+    json_answer(res, 200, *object);
+  } else {
+    json_answer(res, 404, not_found_body(r.resource, r.group, p.name));
+  }
+}
+
+void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Response& res,
+                                     const FakeResource& r, const ResourcePath& p) {
+  ListQuery q;
+  q.ns = r.namespaced ? p.ns : "";
+  if (req.has_param("limit"))
+    q.limit = static_cast<size_t>(parse_rv(req.get_param_value("limit")).value_or(0));
+  q.continue_token = req.get_param_value("continue");
+  q.resource_version = parse_rv(req.get_param_value("resourceVersion"));
+  q.exact = req.get_param_value("resourceVersionMatch") == "Exact";
+  ListAnswer answer = store.list(r, q);
+  if (answer.status != 200) {
+    json_answer(res, answer.status, answer.error_body);
+    return;
+  }
+  common_headers(res, 200);
+  if (answer.body_size() <= kChunkedAbove) {
+    std::string body = answer.head;
+    for (size_t i = 0; i < answer.items.size(); ++i) {
+      if (i) body += ',';
+      body += answer.items[i]->item;
+    }
+    body += answer.tail;
+    res.set_content(body, "application/json");
+    return;
+  }
+  // Streamed in batches of ~64 KB, built from the serialized items (no document in memory).
+  struct Cursor {
+    ListAnswer answer;
+    size_t next = 0;
+    bool head_sent = false, tail_sent = false;
+  };
+  auto cursor = std::make_shared<Cursor>(Cursor{std::move(answer)});
+  res.set_chunked_content_provider("application/json", [cursor](size_t, httplib::DataSink& sink) {
+    if (cursor->tail_sent) {
+      sink.done();
+      return true;
+    }
+    std::string batch;
+    if (!cursor->head_sent) {
+      batch = cursor->answer.head;
+      cursor->head_sent = true;
+    }
+    auto& items = cursor->answer.items;
+    while (cursor->next < items.size() && batch.size() < kWriteBatch) {
+      if (cursor->next) batch += ',';
+      batch += items[cursor->next++]->item;
+    }
+    if (cursor->next == items.size()) {
+      batch += cursor->answer.tail;
+      cursor->tail_sent = true;
+    }
+    return sink.write(batch.data(), batch.size());
+  });
+}
+
+void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Response& res,
+                                      const FakeResource& r, const ResourcePath& p,
+                                      bool cut_after_start, int fd) {
+  std::optional<uint64_t> rv = parse_rv(req.get_param_value("resourceVersion"));
+  const std::string bookmarks = req.get_param_value("allowWatchBookmarks");
+  int timeout = kDefaultWatchTimeoutSeconds;
+  if (req.has_param("timeoutSeconds")) {
+    timeout = static_cast<int>(
+        parse_rv(req.get_param_value("timeoutSeconds")).value_or(kDefaultWatchTimeoutSeconds));
+  }
+  auto watch =
+      store.open_watch(r, r.namespaced ? p.ns : "", rv, bookmarks == "true" || bookmarks == "1");
+  if (cut_after_start) watch->cut_after_queued = true;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
+  common_headers(res, 200);
+  ObjectStore* store_ptr = &store;
+  res.set_chunked_content_provider(
+      "application/json",
+      [store_ptr, watch, deadline, fd](size_t, httplib::DataSink& sink) {
+        std::shared_ptr<const std::string> event;
+        switch (store_ptr->next_event(
+            *watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
+          case ObjectStore::Next::kEvent:
+            return sink.write(event->data(), event->size());
+          case ObjectStore::Next::kEnd:
+            sink.done();
+            return true;
+          case ObjectStore::Next::kCut:
+            if (fd >= 0) ::shutdown(fd, SHUT_RDWR);
+            return false;
+        }
+        return false;
+      },
+      [store_ptr, watch](bool) { store_ptr->close_watch(watch); });
+}
+
+void FakeApiServer::Impl::discovery(const std::string& path, httplib::Response& res) {
+  const std::string address = json_string("127.0.0.1:" + std::to_string(port));
+  if (path == "/api") {
+    json_answer(
+        res, 200,
+        R"({"kind":"APIVersions","versions":["v1"],"serverAddressByClientCIDRs":[{"clientCIDR":"0.0.0.0/0","serverAddress":)" +
+            address + "}]}\n");
+    return;
+  }
+  const auto resources = store.resources();
+  if (path == "/apis") {
+    std::vector<std::pair<std::string, std::vector<std::string>>> groups = builtin_groups();
+    for (const auto& r : resources) {
+      if (!r.custom) continue;
+      auto g = std::find_if(groups.begin(), groups.end(),
+                            [&](const auto& e) { return e.first == r.group; });
+      if (g == groups.end()) {
+        groups.push_back({r.group, {r.version}});
+      } else if (std::find(g->second.begin(), g->second.end(), r.version) == g->second.end()) {
+        g->second.push_back(r.version);
+      }
+    }
+    std::string body = R"({"kind":"APIGroupList","apiVersion":"v1","groups":[)";
+    bool first_group = true;
+    for (const auto& [group, versions] : groups) {
+      std::vector<std::string> live;
+      for (const auto& v : versions) {
+        if (is_installed(group + "/" + v)) live.push_back(v);
+      }
+      if (live.empty()) continue;
+      body += (first_group ? "" : ",") + std::string(R"({"name":)") + json_string(group) +
+              R"(,"versions":[)";
+      first_group = false;
+      for (size_t i = 0; i < live.size(); ++i) {
+        body += (i ? "," : "") + std::string(R"({"groupVersion":)") +
+                json_string(group + "/" + live[i]) + R"(,"version":)" + json_string(live[i]) + "}";
+      }
+      body += R"(],"preferredVersion":{"groupVersion":)" + json_string(group + "/" + live[0]) +
+              R"(,"version":)" + json_string(live[0]) + "}}";
+    }
+    json_answer(res, 200, body + "]}\n");
+    return;
+  }
+  auto p = parse_resource_path(path);  // /api/v1 or /apis/G/V
+  const std::string gv = p->group_version();
+  std::string body = R"({"kind":"APIResourceList","apiVersion":"v1","groupVersion":)" +
+                     json_string(gv) + R"(,"resources":[)";
+  bool first = true;
+  for (const auto& r : resources) {
+    if (r.group_version() != gv) continue;
+    const std::string singular = r.custom ? json_string(lower(r.kind)) : R"("")";
+    const std::string verbs =
+        r.custom
+            ? R"(["delete","deletecollection","get","list","patch","create","update","watch"])"
+            : R"(["create","delete","deletecollection","get","list","patch","update","watch"])";
+    body +=
+        (first ? "" : ",") + std::string(R"({"name":)") + json_string(r.resource) +
+        R"(,"singularName":)" + singular + R"(,"namespaced":)" + (r.namespaced ? "true" : "false") +
+        R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":)" + verbs +
+        (r.short_name.empty() ? "" : R"(,"shortNames":[)" + json_string(r.short_name) + "]") + "}";
+    first = false;
+    body += R"(,{"name":)" + json_string(r.resource + "/status") +
+            R"(,"singularName":"","namespaced":)" + (r.namespaced ? "true" : "false") +
+            R"(,"kind":)" + json_string(r.kind) + R"(,"verbs":["get","patch","update"]})";
+  }
+  json_answer(res, 200, body + "]}\n");
+}
+
+}  // namespace loadshift::testing
