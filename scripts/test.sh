@@ -2,12 +2,16 @@
 # Builds and runs every test: the optimized build, then the same tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the decoder,
 # policy-loader and usage-reader fuzz targets for a short while
-# (clang's libFuzzer).
+# (clang's libFuzzer). First, before any build, the Kubernetes manifests of deploy/ are rendered
+# and checked (test/deploy/render_test.sh).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 jobs=$(nproc)
+
+echo "== deployment manifests (kubectl kustomize, yamllint, RBAC and pod checks)"
+bash test/deploy/render_test.sh
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOADSHIFT_WERROR=ON >/dev/null

@@ -1,0 +1,359 @@
+#!/usr/bin/env bash
+# Renders the Kubernetes manifests (deploy/base and every overlay) with `kubectl kustomize`, lints
+# them and deploy/ with yamllint, and checks what must hold: every kind is there, RBAC grants what
+# the controller does and nothing more (list+watch of every collection of plan_collections() in
+# kube/cluster_reader.cc, create on pods/eviction and events, the lease, the token Secret; no
+# delete, no wildcard), the pod runs as non-root on a read-only root filesystem, probes and ports,
+# the policy ConfigMap mounted as a directory and parsing as a DeschedulerPolicy, dry-run in the
+# base and not in the overlays, the image settable with `kustomize edit set image`.
+#
+# Usage: test/deploy/render_test.sh [RULES.json]
+#   RULES.json, when given, receives the ClusterRole and Role rules as a JSON list of
+#   {"namespace": "" | "loadshift", "apiGroups", "resources", "verbs", "resourceNames",
+#    "nonResourceURLs"} (namespace "" = cluster-wide), for a test that serves them from a fake
+#   API server.
+# Needs kubectl (with its built-in kustomize), yamllint and python3 with PyYAML. Exits non-zero
+# with a message on the first failure; never skips a check.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+
+fail() {
+  echo "render_test: FAIL: $*" >&2
+  exit 1
+}
+
+rules_out=""
+if (($# > 0)); then
+  rules_out=$1
+fi
+
+if ! command -v kubectl >/dev/null 2>&1; then
+  fail "kubectl is not installed. It is not in Debian's archive: the machine image brings it" \
+    "(package kubectl); install kubectl 1.27 or newer (kustomize v5 built in) and run again"
+fi
+if ! command -v yamllint >/dev/null 2>&1; then
+  fail "yamllint is not installed: run scripts/setup.sh (Debian package yamllint)"
+fi
+py=""
+for candidate in python3 /usr/bin/python3; do
+  if command -v "$candidate" >/dev/null 2>&1 && "$candidate" -c 'import yaml' 2>/dev/null; then
+    py=$candidate
+    break
+  fi
+done
+[[ -n $py ]] || fail "python3 with PyYAML is missing: run scripts/setup.sh (Debian python3-yaml)"
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+echo "render_test: $(kubectl version --client 2>/dev/null | tr '\n' ' ')"
+
+# Render the base, the overlays, and an overlay of the user's that sets the image the way
+# `kustomize edit set image loadshift=registry.test/team/loadshift:v9.8.7` writes it.
+render() {
+  local dir=$1 out=$2
+  kubectl kustomize "$dir" >"$out" 2>"$work/kustomize.err" ||
+    fail "kubectl kustomize $dir: $(cat "$work/kustomize.err")"
+  [[ -s $out ]] || fail "kubectl kustomize $dir rendered nothing"
+}
+render deploy/base "$work/base.yaml"
+render deploy/overlays/evict "$work/evict.yaml"
+render deploy/overlays/ha "$work/ha.yaml"
+mkdir "$work/user"
+base_from_user=$(realpath --relative-to="$work/user" deploy/base) # kustomize refuses absolute paths
+cat >"$work/user/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources:
+- $base_from_user
+images:
+- name: loadshift
+  newName: registry.test/team/loadshift
+  newTag: v9.8.7
+EOF
+render "$work/user" "$work/user.yaml"
+
+lint_config=deploy/.yamllint.yaml
+yamllint -c "$lint_config" -f parsable deploy/ || fail "yamllint found problems in deploy/"
+for rendered in base evict ha; do
+  yamllint -c "$lint_config" -f parsable "$work/$rendered.yaml" ||
+    fail "yamllint found problems in the rendered $rendered manifests"
+done
+
+"$py" - "$work" kube/cluster_reader.cc "$rules_out" <<'PYTHON' || fail "manifest checks failed"
+import json
+import os
+import re
+import sys
+
+import yaml
+
+work, reader_source, rules_out = sys.argv[1], sys.argv[2], sys.argv[3]
+NS = "loadshift"
+NAME_LABEL = ("app.kubernetes.io/name", "loadshift")
+failures = []
+
+
+def check(condition, message):
+    if not condition:
+        failures.append(message)
+    return condition
+
+
+def load(name):
+    with open(os.path.join(work, name + ".yaml")) as f:
+        return [d for d in yaml.safe_load_all(f) if d]
+
+
+def only(docs, kind, where):
+    found = [d for d in docs if d.get("kind") == kind]
+    if not check(len(found) == 1, f"{where}: expected one {kind}, found {len(found)}"):
+        return {}
+    return found[0]
+
+
+def container_of(deployment):
+    containers = deployment.get("spec", {}).get("template", {}).get("spec", {}).get("containers", [])
+    check(len(containers) == 1, f"expected one container, found {len(containers)}")
+    return containers[0] if containers else {}
+
+
+# The flags `loadshift run` has: an arg that looks like a flag must be one of them.
+RUN_FLAGS = {
+    "--policy", "--descheduling-interval", "--dry-run", "--kubeconfig", "--context",
+    "--kube-api-qps", "--kube-api-burst", "--prometheus", "--metrics-addr", "--tls-cert-file",
+    "--tls-private-key-file", "--log-format", "--leader-elect", "--leader-elect-lease-duration",
+    "--leader-elect-renew-deadline", "--leader-elect-retry-period",
+    "--leader-elect-resource-name", "--leader-elect-resource-namespace",
+    "--max-in-flight-per-workload",
+}
+
+
+def check_args(args, where):
+    check(args[:1] == ["run"], f"{where}: args must start with the run command: {args}")
+    for arg in args:
+        if arg.startswith("-"):
+            check(arg.split("=", 1)[0] in RUN_FLAGS, f"{where}: unknown flag {arg}")
+
+
+base = load("base")
+
+# Every kind, once; everything namespaced in loadshift; every object labelled.
+EXPECTED = ["Namespace", "ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role",
+            "RoleBinding", "ConfigMap", "Deployment", "Service"]
+kinds = sorted(d.get("kind") for d in base)
+check(kinds == sorted(EXPECTED), f"kinds rendered {kinds}, expected {sorted(EXPECTED)}")
+for d in base:
+    meta = d.get("metadata", {})
+    what = f"{d.get('kind')}/{meta.get('name')}"
+    check(meta.get("labels", {}).get(NAME_LABEL[0]) == NAME_LABEL[1], f"{what}: label {NAME_LABEL}")
+    if d.get("kind") in ("Namespace", "ClusterRole", "ClusterRoleBinding"):
+        check("namespace" not in meta, f"{what}: cluster-scoped but has a namespace")
+    else:
+        check(meta.get("namespace") == NS, f"{what}: namespace {meta.get('namespace')}, not {NS}")
+check(only(base, "Namespace", "base").get("metadata", {}).get("name") == NS, "namespace name")
+
+# RBAC ------------------------------------------------------------------------------------------
+cluster_role = only(base, "ClusterRole", "base")
+role = only(base, "Role", "base")
+rules = []
+for namespace, obj in (("", cluster_role), (NS, role)):
+    for r in obj.get("rules", []):
+        rules.append({
+            "namespace": namespace,
+            "apiGroups": r.get("apiGroups", []),
+            "resources": r.get("resources", []),
+            "verbs": r.get("verbs", []),
+            "resourceNames": r.get("resourceNames", []),
+            "nonResourceURLs": r.get("nonResourceURLs", []),
+        })
+
+for r in rules:
+    where = f"rule {r}"
+    for field in ("apiGroups", "resources", "verbs", "resourceNames", "nonResourceURLs"):
+        check(not any("*" in v for v in r[field]), f"{where}: wildcard in {field}")
+    check(not {"delete", "deletecollection", "patch", "escalate", "bind", "impersonate"}
+          & set(r["verbs"]), f"{where}: a verb loadshift never uses")
+    check(r["nonResourceURLs"] == [] or r["namespace"] == "", f"{where}: URLs in a Role")
+
+
+def allowed(namespace, group, resource, verb, name=None):
+    """True when a rule grants it (a cluster rule applies everywhere)."""
+    for r in rules:
+        if r["namespace"] not in ("", namespace):
+            continue
+        if group in r["apiGroups"] and resource in r["resources"] and verb in r["verbs"]:
+            if not r["resourceNames"] or (name is not None and name in r["resourceNames"]):
+                return True
+    return False
+
+
+# Exactly what the controller does, cluster-wide: list+watch of plan_collections().
+with open(reader_source) as f:
+    source = f.read()
+body = source[source.index("plan_collections() {"):]
+body = body[:body.index("return collections;")]
+collections = re.findall(r'\{"(/apis?/[^"]+)",\s*"[^"]+",\s*"[^"]+",\s*(true|false)', body)
+check(len(collections) >= 10, f"found only {len(collections)} collections in {reader_source}")
+wanted = []  # (group, resource, verbs, namespace, name)
+discovery = set()
+for path, custom in collections:
+    parts = path.strip("/").split("/")
+    group = "" if parts[0] == "api" else parts[1]
+    wanted.append((group, parts[-1], ("list", "watch"), "", None))
+    if custom == "true":
+        discovery.add("/" + "/".join(parts[:-1]))
+wanted += [
+    ("", "pods/eviction", ("create",), "", None),
+    ("events.k8s.io", "events", ("create",), "", None),
+    ("coordination.k8s.io", "leases", ("create",), NS, None),
+    ("coordination.k8s.io", "leases", ("get", "update"), NS, "loadshift"),
+    ("", "secrets", ("get",), NS, "loadshift-prometheus-token"),
+]
+for group, resource, verbs, namespace, name in wanted:
+    for verb in verbs:
+        check(allowed(namespace, group, resource, verb, name),
+              f"not granted: {verb} {group or 'core'}/{resource} in {namespace or 'the cluster'}")
+# ...and nothing else.
+granted = set()
+for r in rules:
+    for g in r["apiGroups"]:
+        for res in r["resources"]:
+            for v in r["verbs"]:
+                granted.add((g, res, v, r["namespace"], tuple(r["resourceNames"])))
+expected = set()
+for group, resource, verbs, namespace, name in wanted:
+    for verb in verbs:
+        expected.add((group, resource, verb, namespace, (name,) if name else ()))
+check(granted == expected, f"grants beyond what loadshift does: {sorted(granted - expected)}")
+urls = {(u, v) for r in rules for u in r["nonResourceURLs"] for v in r["verbs"]}
+check(urls == {(u, "get") for u in discovery},
+      f"discovery URLs {sorted(urls)}, expected get on {sorted(discovery)}")
+check(not allowed("default", "", "pods", "delete"), "pods delete is granted")
+check(not allowed(NS, "", "secrets", "list"), "secrets list is granted")
+
+sa = only(base, "ServiceAccount", "base").get("metadata", {}).get("name")
+for kind, role_kind, role_obj in (("ClusterRoleBinding", "ClusterRole", cluster_role),
+                                  ("RoleBinding", "Role", role)):
+    binding = only(base, kind, "base")
+    ref = binding.get("roleRef", {})
+    check(ref.get("kind") == role_kind and ref.get("name") == role_obj.get("metadata", {}).get("name"),
+          f"{kind} binds {ref}")
+    check(binding.get("subjects") == [{"kind": "ServiceAccount", "name": sa, "namespace": NS}],
+          f"{kind} subjects {binding.get('subjects')}")
+
+# The Deployment ---------------------------------------------------------------------------------
+deployment = only(base, "Deployment", "base")
+spec = deployment.get("spec", {})
+pod = spec.get("template", {}).get("spec", {})
+c = container_of(deployment)
+check(spec.get("replicas") == 1, "base: replicas must be 1")
+check(spec.get("strategy", {}).get("type") == "Recreate", "base: strategy must be Recreate")
+check(pod.get("serviceAccountName") == sa, "pod does not run as the loadshift ServiceAccount")
+check(pod.get("priorityClassName") == "system-cluster-critical", "priorityClassName")
+pod_labels = spec.get("template", {}).get("metadata", {}).get("labels", {})
+check(spec.get("selector", {}).get("matchLabels", {}).items() <= pod_labels.items(),
+      "Deployment selector does not match the pod's labels")
+
+psc, csc = pod.get("securityContext", {}), c.get("securityContext", {})
+check(psc.get("runAsNonRoot") is True and csc.get("runAsNonRoot") is True, "runAsNonRoot")
+check(csc.get("runAsUser", psc.get("runAsUser")) == 65532, "runAsUser must be 65532")
+check(csc.get("readOnlyRootFilesystem") is True, "root filesystem must be read-only")
+check(csc.get("allowPrivilegeEscalation") is False, "allowPrivilegeEscalation must be false")
+check(csc.get("privileged") in (None, False), "privileged")
+check(csc.get("capabilities", {}).get("drop") == ["ALL"], "capabilities must drop ALL")
+check(not csc.get("capabilities", {}).get("add"), "capabilities added")
+check(csc.get("seccompProfile", psc.get("seccompProfile", {})).get("type") == "RuntimeDefault",
+      "seccompProfile must be RuntimeDefault")
+
+res = c.get("resources", {})
+check(res.get("requests") == {"cpu": "100m", "memory": "256Mi"}, f"requests {res.get('requests')}")
+check(res.get("limits", {}).get("memory") == "1Gi", f"limits {res.get('limits')}")
+
+ports = {p.get("name"): p for p in c.get("ports", [])}
+check(ports.get("metrics", {}).get("containerPort") == 10258, "container port metrics 10258")
+for probe, path in (("livenessProbe", "/healthz"), ("readinessProbe", "/readyz")):
+    get = c.get(probe, {}).get("httpGet", {})
+    check(get.get("path") == path and get.get("port") == "metrics",
+          f"{probe} must GET {path} on port metrics, is {get}")
+    check(get.get("scheme", "HTTP") == "HTTP", f"{probe}: scheme {get.get('scheme')}")
+
+env = {e.get("name"): e.get("valueFrom", {}).get("fieldRef", {}).get("fieldPath")
+       for e in c.get("env", [])}
+check(env.get("POD_NAMESPACE") == "metadata.namespace", "POD_NAMESPACE from the downward API")
+check(env.get("POD_NAME") == "metadata.name", "POD_NAME from the downward API")
+
+args = c.get("args", [])
+check_args(args, "base")
+check("--dry-run" in args, "base: must run with --dry-run")
+check("--leader-elect" not in args, "base: no leader election with one replica")
+check(c.get("image") == "loadshift:latest", f"base image {c.get('image')}")
+
+# The policy: the ConfigMap, mounted as a directory, read from the path --policy names.
+configmap = only(base, "ConfigMap", "base")
+cm_name = configmap.get("metadata", {}).get("name")
+check(cm_name == "loadshift-policy", f"ConfigMap name {cm_name}: must be stable (no hash suffix)")
+policy_text = configmap.get("data", {}).get("policy.yaml")
+if check(policy_text is not None, "ConfigMap has no key policy.yaml"):
+    try:
+        policy = yaml.safe_load(policy_text)
+    except yaml.YAMLError as e:
+        policy = None
+        check(False, f"policy.yaml does not parse: {e}")
+    if policy is not None:
+        check(policy.get("apiVersion") == "descheduler/v1alpha2", "policy apiVersion")
+        check(policy.get("kind") == "DeschedulerPolicy", "policy kind")
+        check(len(policy.get("profiles") or []) > 0, "policy has no profile")
+volumes = {v.get("name"): v for v in pod.get("volumes", [])}
+policy_volumes = [n for n, v in volumes.items() if v.get("configMap", {}).get("name") == cm_name]
+check(len(policy_volumes) == 1, f"the ConfigMap {cm_name} must be one volume")
+mounts = [m for m in c.get("volumeMounts", []) if m.get("name") in policy_volumes]
+if check(len(mounts) == 1, "the policy volume must be mounted once"):
+    mount = mounts[0]
+    check("subPath" not in mount and "subPathExpr" not in mount,
+          "the policy is mounted with subPath: it would never be updated")
+    policy_arg = args[args.index("--policy") + 1] if "--policy" in args[:-1] else None
+    check(policy_arg == mount.get("mountPath", "").rstrip("/") + "/policy.yaml",
+          f"--policy {policy_arg} is not policy.yaml in {mount.get('mountPath')}")
+    check(not volumes[mount["name"]]["configMap"].get("items"), "policy volume lists items")
+for m in c.get("volumeMounts", []):
+    check("subPath" not in m, f"volume {m.get('name')} mounted with subPath")
+
+service = only(base, "Service", "base")
+sspec = service.get("spec", {})
+check(sspec.get("type", "ClusterIP") == "ClusterIP", "Service type")
+check(sspec.get("selector", {}).items() <= pod_labels.items() and sspec.get("selector"),
+      "Service selector does not select the pod")
+sports = sspec.get("ports", [])
+check(len(sports) == 1 and sports[0].get("port") == 10258
+      and sports[0].get("targetPort") == "metrics", f"Service ports {sports}")
+
+# The overlays -----------------------------------------------------------------------------------
+without_dry_run = [a for a in args if a != "--dry-run"]
+evict = container_of(only(load("evict"), "Deployment", "evict"))
+check(evict.get("args") == without_dry_run, f"evict: args {evict.get('args')}, expected the "
+      f"base's without --dry-run {without_dry_run}")
+ha_deployment = only(load("ha"), "Deployment", "ha")
+ha = container_of(ha_deployment)
+check_args(ha.get("args", []), "ha")
+check(ha_deployment.get("spec", {}).get("replicas") == 2, "ha: replicas must be 2")
+check(ha.get("args") == without_dry_run + ["--leader-elect"],
+      f"ha: args {ha.get('args')}: the base's without --dry-run, with --leader-elect")
+user = container_of(only(load("user"), "Deployment", "user"))
+check(user.get("image") == "registry.test/team/loadshift:v9.8.7",
+      f"`kustomize edit set image loadshift=...` does not reach the container: {user.get('image')}")
+
+if failures:
+    for f in failures:
+        print(f"render_test: {f}", file=sys.stderr)
+    sys.exit(1)
+if rules_out:
+    with open(rules_out, "w") as f:
+        json.dump(rules, f, indent=2)
+        f.write("\n")
+    print(f"render_test: {len(rules)} RBAC rules written to {rules_out}")
+print(f"render_test: {len(base)} objects, {len(rules)} RBAC rules, "
+      f"{len(collections)} collections of plan_collections() granted")
+PYTHON
+
+echo "render_test: 1 passed, 0 failed"
