@@ -131,20 +131,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   strategies::Plan plan;
   bool planned = false;
   [&] {
-    policy::LoadResult reload;
-    switch (policy_.poll(&reload)) {
-      case PolicyReload::kReloaded:
-        log_line(spdlog::level::info, "policy reloaded", {});
-        break;
-      case PolicyReload::kRejected:
-        for (const policy::Diagnostic& e : reload.errors) {
-          log_line(spdlog::level::err, "policy rejected; the previous one stays",
-                   {{"error", e.to_string()}});
-        }
-        break;
-      case PolicyReload::kUnchanged:
-        break;
-    }
+    policy_.poll();  // logs a reload or a rejection itself
     std::shared_ptr<const policy::Policy> policy = policy_.current();
 
     if (elector_ != nullptr && !elector_->is_leader()) {

@@ -21,9 +21,12 @@ Workload workload_of(const Pod& pod) {
   return {owner->uid, owner->kind, owner->name};
 }
 
+// Terminating, not yet running, or running and not Ready. (A running pod without a Ready
+// condition, which the API never serves but a hand-written object may, counts as Ready.)
 bool in_flight(const Pod& pod) {
   if (pod.terminated()) return false;
-  return pod.meta.deleting || !pod.ready;
+  if (pod.meta.deleting || pod.phase == placement::PodPhase::kPending) return true;
+  return pod.ready.has_value() && !*pod.ready;
 }
 
 // Why `live` (the cache's pod now) is not the pod the plan decided on, or "".
@@ -54,18 +57,18 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
   const placement::Snapshot& snap = index.snapshot();
   ExecutionSummary summary;
   // Per workload uid: pods in flight in the snapshot (lazily counted), plus this cycle's.
-  std::map<std::string, int> workload_in_flight;
+  std::map<std::string, int> workload_in_flight;  // pods in flight, each pod counted once
   std::map<std::string, std::set<std::string>> evicted_owners_toward;  // target -> owner uids
-  auto count_in_flight = [&](const Workload& workload, const Pod& except) {
+  // In flight besides `self` (evicting a pod that serves nothing takes nothing away).
+  auto count_in_flight = [&](const Workload& workload, const Pod& self) {
     auto [it, inserted] = workload_in_flight.try_emplace(workload.uid, 0);
     if (inserted) {
       for (const Pod& pod : snap.pods) {
-        if (pod.meta.uid == except.meta.uid || !in_flight(pod)) continue;
         const placement::OwnerReference* owner = pod.controller();
-        if (owner != nullptr && owner->uid == workload.uid) ++it->second;
+        if (owner != nullptr && owner->uid == workload.uid && in_flight(pod)) ++it->second;
       }
     }
-    return it->second;
+    return it->second - (in_flight(self) ? 1 : 0);
   };
 
   for (size_t i = 0; i < plan.evictions.size(); ++i) {
@@ -168,7 +171,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       case EvictionResult::kEvicted: {
         ++summary.evicted;
         if (!workload.uid.empty()) {
-          ++workload_in_flight[workload.uid];
+          if (!in_flight(pod)) ++workload_in_flight[workload.uid];
           if (!target.empty()) evicted_owners_toward[target].insert(workload.uid);
         }
         log_line(spdlog::level::info, "evicted", fields);

@@ -1,6 +1,6 @@
 #include "controller/policy_watcher.h"
 
-#include <spdlog/spdlog.h>
+#include "controller/structured_log.h"
 
 #include <fstream>
 #include <sstream>
@@ -16,8 +16,12 @@ prometheus::Family<prometheus::Counter>& reloads_family(prometheus::Registry& re
 }
 
 void log_result(const std::string& path, const policy::LoadResult& result) {
-  for (const auto& w : result.warnings) spdlog::warn("policy {}: {}", path, w.to_string());
-  for (const auto& e : result.errors) spdlog::error("policy {}: {}", path, e.to_string());
+  for (const auto& w : result.warnings) {
+    log_line(spdlog::level::warn, "policy warning", {{"policy", path}, {"warning", w.to_string()}});
+  }
+  for (const auto& e : result.errors) {
+    log_line(spdlog::level::err, "policy error", {{"policy", path}, {"error", e.to_string()}});
+  }
 }
 
 }  // namespace
@@ -57,7 +61,8 @@ PolicyReload PolicyWatcher::poll(policy::LoadResult* out) {
   std::string bytes, error;
   if (!read_file(bytes, error)) {
     // A missing file mid-swap is not a new policy; keep the current one and try again later.
-    spdlog::warn("policy {}: {}; keeping the current policy", path_, error);
+    log_line(spdlog::level::warn, "policy unreadable; the current one stays",
+             {{"policy", path_}, {"error", error}});
     return PolicyReload::kUnchanged;
   }
   if (bytes == last_bytes_) return PolicyReload::kUnchanged;
@@ -68,12 +73,12 @@ PolicyReload PolicyWatcher::poll(policy::LoadResult* out) {
   if (result.policy) {
     current_ = std::make_shared<const policy::Policy>(*result.policy);
     reload_success_.Increment();
-    spdlog::info("policy {}: reloaded", path_);
+    log_line(spdlog::level::info, "policy reloaded", {{"policy", path_}});
     outcome = PolicyReload::kReloaded;
   } else {
     reload_failure_.Increment();
-    spdlog::error("policy {}: the new policy is invalid ({} errors); the previous policy stays",
-                  path_, result.errors.size());
+    log_line(spdlog::level::err, "policy rejected; the previous one stays",
+             {{"policy", path_}, {"errors", std::to_string(result.errors.size())}});
   }
   if (out != nullptr) *out = std::move(result);
   return outcome;

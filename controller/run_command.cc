@@ -87,7 +87,8 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
   election.name = options.lease_name;
   election.namespace_ = options.lease_namespace.empty() ? own_namespace() : options.lease_namespace;
   election.identity = make_identity();
-  if (ok && options.leader_elect) {
+  if (options.leader_elect && election.retry_period.count() > 0 &&
+      election.renew_deadline.count() > 0 && election.lease_duration.count() > 0) {
     if (std::string why = check_leader_election(election); !why.empty()) {
       err << "error: " << why << "\n";
       ok = false;
@@ -125,10 +126,7 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
   // ---- the policy ----
   auto registry = std::make_shared<prometheus::Registry>();
   PolicyWatcher policy(options.policy_file, *registry);
-  policy::LoadResult initial = policy.load_initial();
-  for (const policy::Diagnostic& w : initial.warnings) {
-    log_line(spdlog::level::warn, "policy warning", {{"warning", w.to_string()}});
-  }
+  policy::LoadResult initial = policy.load_initial();  // logs its warnings
   if (!initial.ok()) {
     for (const policy::Diagnostic& e : initial.errors) err << "error: " << e.to_string() << "\n";
     err << options.policy_file << ": " << initial.errors.size()
@@ -153,10 +151,13 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
   metrics::SelfMetrics self_metrics(registry);
   kube::WatchCache cache(client);
 
+  // The elector has a client of its own: its renewals must never queue behind the watch cache's
+  // lists in the shared rate limit (a renewal late by the renew deadline stops the evictions).
+  kube::ApiClient election_client(access, client_options);
   std::unique_ptr<LeaderElector> elector;
   if (options.leader_elect && !options.dry_run) {
     elector = std::make_unique<LeaderElector>(
-        client, election, [&metrics](bool leading) {
+        election_client, election, [&metrics](bool leading) {
           metrics.set_leader(leading);
           log_line(spdlog::level::info, leading ? "leading" : "standing by", {});
         },

@@ -69,7 +69,6 @@ void log_line(spdlog::level::level_enum level, std::string_view message,
     for (const auto& [key, value] : fields) {
       line += "," + json_string(key) + ":" + json_string(value);
     }
-    line += "}";
   } else {
     line = std::string(message);
     for (const auto& [key, value] : fields) {

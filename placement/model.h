@@ -217,7 +217,9 @@ struct Pod {
   std::vector<int32_t> host_ports;  // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
   bool has_resource_claims = false;  // spec.resourceClaims (DRA)
   std::string start_time;            // status.startTime
-  bool ready = false;                // status.conditions Ready is "True"
+  // status.conditions Ready: "True" -> true, anything else -> false; empty without a Ready
+  // condition (a pod not yet scheduled, or a hand-written snapshot).
+  std::optional<bool> ready;
   std::string restart_policy;
 
   // The controller owner reference, or nullptr.

@@ -58,7 +58,7 @@ thresholds:
   CHECK(args.metrics.ca_file.empty());
   CHECK_FALSE(args.metrics.insecure_skip_verify);
   CHECK(args.metrics.headers.empty());
-  CHECK(args.metrics.min_node_coverage == 90);
+  CHECK_FALSE(args.metrics.min_node_coverage.has_value());  // the rule: all but max(1, 10%)
   CHECK(args.thresholds == Percentages{{"cpu", 30}, {"memory", 30}});
   CHECK(args.target_thresholds == Percentages{{"cpu", 80}, {"memory", 85}});
   CHECK_FALSE(args.use_deviation_thresholds);

@@ -165,7 +165,9 @@ TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
   r.f.snapshot.pods = {owned_pod("p", "te3", 4000)};
   for (int i = 1; i <= 7; ++i) known.push_back({"te" + std::to_string(i), {i == 3 ? 92.0 : 10.0, 10}});
   r.f.usage = usage_of(known, {{"te8", "no cpu series"}});
-  CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+  policy::LoadAwareArgs strict = seed_load_aware_args();
+  strict.metrics.min_node_coverage = 90;
+  CHECK(r.run(&strategies::run_load_aware, strict).empty());
   CHECK(r.f.plan.notes == std::vector<std::string>{
                               "LoadAware: 7 of 8 nodes (87.5%) have usage data; minNodeCoverage "
                               "is 90%: nothing evicted"});
@@ -176,6 +178,40 @@ TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
   policy::LoadAwareArgs lowered = seed_load_aware_args();
   lowered.metrics.min_node_coverage = 87.5;
   CHECK(r.run(&strategies::run_load_aware, lowered).size() == 1);
+
+  // Unset, one node of 8 may lack data (max(1, 10%)): a single missing exporter does not stop a
+  // small cluster; two do.
+  REQUIRE_FALSE(seed_load_aware_args().metrics.min_node_coverage.has_value());
+  CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).size() == 1);
+  known.erase(known.begin());  // te1 loses its data too
+  r.f.usage = usage_of(known, {{"te1", "no cpu series"}, {"te8", "no cpu series"}});
+  CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+  CHECK(r.f.plan.notes == std::vector<std::string>{
+                              "LoadAware: 6 of 8 nodes (75%) have usage data; without "
+                              "minNodeCoverage at most 1 may lack it (max(1, 10%)): nothing "
+                              "evicted"});
+}
+
+TEST_CASE("LoadAware without minNodeCoverage lets 10% of a big cluster lack usage data") {
+  BalanceRun r;
+  std::vector<std::pair<std::string, std::pair<double, double>>> known;
+  std::vector<std::pair<std::string, std::string>> unknown;
+  for (int i = 1; i <= 40; ++i) r.f.snapshot.nodes.push_back(make_node("n" + std::to_string(i)));
+  r.f.snapshot.pods = {owned_pod("p", "n1", 4000)};
+  for (int i = 1; i <= 40; ++i) {
+    std::string name = "n" + std::to_string(i);
+    if (i > 36) {
+      unknown.push_back({name, "no cpu series"});  // 4 of 40 = 10%: allowed
+    } else {
+      known.push_back({name, {i == 1 ? 92.0 : 10.0, 10}});
+    }
+  }
+  r.f.usage = usage_of(known, unknown);
+  CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).size() == 1);
+  known.pop_back();  // a fifth node without data: 35 of 40
+  unknown.push_back({"n36", "no cpu series"});
+  r.f.usage = usage_of(known, unknown);
+  CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
 }
 
 TEST_CASE("LoadAware never uses a node without usage data as source or target") {

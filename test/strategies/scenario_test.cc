@@ -139,8 +139,10 @@ TEST_CASE("nodes without usage data are never sources nor targets") {
   s.nodes = {make_node("hot"), make_node("dark"), make_node("idle")};
   s.pods = {owned_pod("a", 4000, "hot"), owned_pod("b", 4000, "dark")};
   auto usage = usage_of({{"hot", {92, 40}}, {"idle", {10, 10}}}, {{"dark", "no cpu series"}});
-  // Coverage 2/3 is below the default 90%: nothing at all.
-  Outcome below = run(s, usage, load(load_aware_policy()));
+  // Coverage 2/3 is below minNodeCoverage 90%: nothing at all.
+  Outcome below = run(s, usage,
+                      load(load_aware_policy("", "", "priorityThreshold: {value: 10000}",
+                                             ", minNodeCoverage: 90")));
   CHECK(below.moves.empty());
   REQUIRE_FALSE(below.plan.notes.empty());
   CHECK(below.plan.nodes[1].node_class == strategies::NodeClass::kUnknown);
@@ -153,6 +155,8 @@ TEST_CASE("nodes without usage data are never sources nor targets") {
                         load(load_aware_policy("", "", "priorityThreshold: {value: 10000}",
                                                ", minNodeCoverage: 50")));
   CHECK(lowered.moves == std::vector<std::string>{"a->idle"});
+  // Without minNodeCoverage one node of three may lack data (max(1, 10%)).
+  CHECK(run(s, usage, load(load_aware_policy())).moves == std::vector<std::string>{"a->idle"});
 }
 
 TEST_CASE("pods at or above priorityThreshold stay, with the reason") {

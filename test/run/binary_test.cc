@@ -1,0 +1,191 @@
+// `loadshift run` as a user runs it: the real binary against the fake API server and a fake
+// Prometheus, its /healthz, /readyz and /metrics read over HTTP, SIGTERM at the end.
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <fcntl.h>
+#include <httplib.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+
+#include "test/run/run_fixture.h"
+
+using namespace loadshift;
+using namespace loadshift::testing;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string kubeconfig_for(const FakeApiServer& server, RunTempDir& tmp) {
+  return tmp.write("kubeconfig",
+                   "apiVersion: v1\nkind: Config\ncurrent-context: fake\n"
+                   "clusters:\n- name: fake\n  cluster:\n    server: " +
+                       server.url() + "\n    certificate-authority: " + server.ca_file() +
+                       "\nusers:\n- name: u\n  user:\n    token: admin-token\n"
+                       "contexts:\n- name: fake\n  context: {cluster: fake, user: u}\n");
+}
+
+// The binary, started with `args`; its stderr goes to a file we can read while it runs.
+struct Process {
+  pid_t pid = -1;
+  std::string log_file;
+
+  Process(const std::vector<std::string>& args, const std::string& log) : log_file(log) {
+    pid = fork();
+    if (pid == 0) {
+      int fd = open(log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+      dup2(fd, 2);
+      dup2(fd, 1);
+      std::vector<char*> argv;
+      std::string binary = LOADSHIFT_BINARY;
+      argv.push_back(binary.data());
+      for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      execv(binary.c_str(), argv.data());
+      _exit(127);
+    }
+  }
+  ~Process() {
+    if (pid > 0) {
+      kill(pid, SIGKILL);
+      waitpid(pid, nullptr, 0);
+    }
+  }
+  std::string log() const {
+    std::ifstream in(log_file);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  // Waits for the exit; returns the exit code, or -1 after `seconds`.
+  int wait_exit(double seconds) {
+    auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < end) {
+      int status = 0;
+      if (waitpid(pid, &status, WNOHANG) == pid) {
+        pid = -1;
+        return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    return -1;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("the real binary runs, serves /healthz /readyz /metrics, and stops on SIGTERM",
+          "[run][binary]") {
+  FakeApiServer server;
+  serve_ready_seed(server);
+  FakePrometheus prometheus;
+  prometheus.set_handler(seed_usage_answer);
+  RunTempDir tmp;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
+                   "--prometheus", prometheus.url(), "--descheduling-interval", "1h",
+                   "--metrics-addr", "127.0.0.1:0", "--leader-elect",
+                   "--leader-elect-resource-namespace", "kube-system",
+                   "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
+                   "--leader-elect-retry-period", "500ms", "--log-format", "json"},
+                  tmp.path("log"));
+  int port = 0;
+  REQUIRE(eventually(
+      [&] {
+        std::smatch m;
+        std::string log = process.log();
+        if (!std::regex_search(log, m, std::regex("\"metrics_port\":\"([0-9]+)\""))) return false;
+        port = std::stoi(m[1]);
+        return true;
+      },
+      10));
+  httplib::Client http("127.0.0.1", port);
+  auto health = http.Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  // The first cycle evicts one pod (one per workload by default), then /readyz is green.
+  bool evicted = eventually([&] { return count_requests(server, "POST", "/eviction") >= 1; }, 15);
+  INFO(process.log());
+  REQUIRE(evicted);
+  REQUIRE(eventually([&] {
+    auto ready = http.Get("/readyz");
+    return ready && ready->status == 200;
+  }));
+  auto ready = http.Get("/readyz");
+  CHECK_THAT(ready->body, Contains("cache: synced"));
+  CHECK_THAT(ready->body, Contains("role: leader"));
+  auto metrics = http.Get("/metrics");
+  REQUIRE(metrics);
+  CHECK(metrics->status == 200);
+  CHECK_THAT(metrics->body, Contains("descheduler_pods_evicted_total{namespace=\"load-test\""));
+  CHECK_THAT(metrics->body, Contains("descheduler_loop_duration_seconds_count 1"));
+  CHECK_THAT(metrics->body, Contains("descheduler_build_info{"));
+  CHECK_THAT(metrics->body, Contains("loadshift_leader 1"));
+  CHECK_THAT(metrics->body, Contains("loadshift_cache_objects{kind=\"Pod\"}"));
+  bool held = false;
+  for (const nlohmann::json& l : server.objects("/apis/coordination.k8s.io/v1/leases")) {
+    held |= l["spec"].value("holderIdentity", "") != "";
+  }
+  CHECK(held);
+
+  kill(process.pid, SIGTERM);
+  int code = process.wait_exit(30);
+  INFO(process.log());
+  CHECK(code == 0);
+  CHECK(count_requests(server, "POST", "/eviction") == 1);
+  // The lease is released on the way out: holderIdentity emptied.
+  bool released = false;
+  for (const nlohmann::json& l : server.objects("/apis/coordination.k8s.io/v1/leases")) {
+    released |= l["metadata"]["name"] == "loadshift" && l["spec"].value("holderIdentity", "x") == "";
+  }
+  CHECK(released);
+  // One JSON object per line.
+  std::istringstream lines(process.log());
+  for (std::string line; std::getline(lines, line);) {
+    INFO(line);
+    CHECK(nlohmann::json::parse(line, nullptr, false).is_object());
+  }
+}
+
+TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits", "[run][binary]") {
+  FakeApiServer server;
+  serve_ready_seed(server);
+  FakePrometheus prometheus;
+  prometheus.set_handler(seed_usage_answer);
+  RunTempDir tmp;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  SECTION("dry run: no write at all") {
+    Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
+                     "--prometheus", prometheus.url(), "--descheduling-interval", "0",
+                     "--metrics-addr", "127.0.0.1:0", "--dry-run", "--leader-elect"},
+                    tmp.path("log"));
+    int code = process.wait_exit(30);
+    INFO(process.log());
+    CHECK(code == 0);
+    CHECK(server.writes().empty());
+    CHECK_THAT(process.log(), Contains("would evict (dry run)"));
+  }
+  SECTION("Prometheus unreachable: the one cycle is skipped and the exit code says so") {
+    Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
+                     "--prometheus", "http://127.0.0.1:1", "--descheduling-interval", "0",
+                     "--metrics-addr", "127.0.0.1:0"},
+                    tmp.path("log"));
+    int code = process.wait_exit(60);
+    INFO(process.log());
+    CHECK(code == 1);
+    CHECK(server.writes().empty());
+    CHECK_THAT(process.log(), Contains("skip_reason=usage_fetch_failed"));
+  }
+  SECTION("bad flags: exit 2 naming each") {
+    Process process({"run", "--policy", policy, "--descheduling-interval", "soon",
+                     "--log-format", "xml", "--leader-elect", "--leader-elect-renew-deadline",
+                     "20s"},
+                    tmp.path("log"));
+    CHECK(process.wait_exit(10) == 2);
+    std::string log = process.log();
+    CHECK_THAT(log, Contains("--descheduling-interval: expected a duration such as 30s"));
+    CHECK_THAT(log, Contains("--log-format: expected text or json, found \"xml\""));
+    CHECK_THAT(log, Contains("--leader-elect-lease-duration must be longer than "
+                             "--leader-elect-renew-deadline"));
+  }
+}
