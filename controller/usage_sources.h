@@ -84,8 +84,9 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
 //  - a LowNodeUtilization with source Prometheus whose MetricResource query goes to another server
 //    than the metricsProviders prometheus url (the LoadAware's address, or --prometheus): the
 //    server it went to;
-//  - a metricsProviders authToken secretReference: not read (reading a Secret needs the API
-//    client), so the queries carry no such token;
+//  - a metricsProviders authToken secretReference whose Secret the caller did not read
+//    (flags.providers_token empty; the report does not, the controller does): the queries carry
+//    no such token;
 //  - several LowNodeUtilization with source Prometheus and different queries: only the first's
 //    is sent, every one of them classifies on its values.
 std::vector<std::string> usage_source_warnings(const UsageFlags& flags,
