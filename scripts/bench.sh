@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: generates the synthetic clusters of ../shared/PERFORMANCE.md in a temporary
-# directory (never committed) and runs bench_placement and bench_plan on them; then
-# bench_usage_fetch against a
+# directory (never committed) and runs bench_placement, bench_plan and bench_kube_sync on them,
+# bench_controller_cycle on the largest; then bench_usage_fetch against a
 # real Prometheus (see below). Prints figures.
 # usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000; the usage fetch uses
 #        LOADSHIFT_BENCH_USAGE_NODES, default 5000)
@@ -13,6 +13,8 @@ dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 sizes=("$@")
 ((${#sizes[@]})) || sizes=(500 2000 5000)
+largest=0
+for nodes in "${sizes[@]}"; do if ((nodes > largest)); then largest=$nodes; fi; done
 for nodes in "${sizes[@]}"; do
   echo "== ${nodes} nodes, 30 pods per node (kubectl-style indented JSON)"
   python3 "$gen" --nodes "$nodes" --pods-per-node 30 --hot-fraction 0.1 --seed 1 \
@@ -23,6 +25,13 @@ for nodes in "${sizes[@]}"; do
     "$dir/usage.json"
   echo "-- the same cluster read through the API (fake API server in a child process, TLS)"
   ./build/test/bench_kube_sync "$dir/cluster.json" 500
+  if ((nodes == largest)); then
+    # Issue 12: the controller's steady-state cycle (dry run) on a warm cache, 100 cycles.
+    echo "-- the controller's cycle: 100 dry-run cycles on a warm cache (fake API server and fake"
+    echo "   Prometheus serving the generated usage, in a child process)"
+    /usr/bin/time -f "wall %e s, max RSS %M KiB (the larger of the controller and the servers' child)" \
+      ./build/test/bench_controller_cycle "$dir/cluster.json" 100 "$dir/usage.json"
+  fi
   rm -f "$dir/cluster.json" "$dir/usage.json"
 done
 

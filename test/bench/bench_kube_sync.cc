@@ -22,52 +22,14 @@
 
 #include "kube/cluster_reader.h"
 #include "kube/watch_cache.h"
-#include "placement/json_item_splitter.h"
 #include "test/bench/bench_clock.h"
+#include "test/bench/fake_cluster.h"
 #include "test/kube/fake_api_server.h"
-#include "test/kube/seed_cluster.h"
 
 namespace {
 
 using loadshift::bench::Clock;
-
-// Cuts the file's List into serialized items by collection, reading the kind of each item.
-class ItemsByCollection : public loadshift::placement::JsonItemSplitter::Listener {
- public:
-  std::map<std::string, std::vector<std::string>> items;
-  size_t skipped = 0;
-  void on_item(const loadshift::placement::PaddedBuffer& item, size_t, uint64_t) override {
-    std::string_view text = item.view();
-    size_t at = text.find("\"kind\"");
-    if (at == std::string_view::npos) {
-      ++skipped;
-      return;
-    }
-    size_t open = text.find('"', text.find(':', at) + 1);
-    size_t close = text.find('"', open + 1);
-    const char* collection = loadshift::testing::collection_of_kind(
-        std::string(text.substr(open + 1, close - open - 1)));
-    if (collection == nullptr) {
-      ++skipped;
-      return;
-    }
-    // The fake gives every object its resourceVersion; compact, as an API server sends it.
-    nlohmann::json object = nlohmann::json::parse(text);
-    if (object.contains("metadata")) object["metadata"].erase("resourceVersion");
-    items[collection].push_back(object.dump());
-  }
-  void on_top_level_string(std::string_view, std::string_view) override {}
-};
-
-// Resident set size now (VmRSS), in MiB.
-double rss_mib() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line)) {
-    if (line.rfind("VmRSS:", 0) == 0) return std::stod(line.substr(6)) / 1024.0;
-  }
-  return -1;
-}
+using loadshift::bench::rss_mib;
 
 double thread_cpu_seconds() {
   timespec t{};
@@ -102,15 +64,9 @@ int main(int argc, char** argv) {
     close(to_client[0]);
     close(to_server[1]);
     close(done_pipe[0]);
-    ItemsByCollection split;
-    loadshift::placement::JsonItemSplitter splitter(&split);
-    std::ifstream in(argv[1], std::ios::binary);
-    std::vector<char> buffer(1 << 20);
-    while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0) {
-      splitter.feed(std::string_view(buffer.data(), static_cast<size_t>(in.gcount())));
-    }
-    if (!splitter.finish()) {
-      std::cerr << "bench_kube_sync: " << argv[1] << ": " << splitter.error() << "\n";
+    loadshift::bench::ItemsByCollection split;
+    if (std::string error; !loadshift::bench::load_cluster_items(argv[1], &split, &error)) {
+      std::cerr << "bench_kube_sync: " << error << "\n";
       _exit(1);
     }
     loadshift::testing::FakeApiServer server;
@@ -137,21 +93,14 @@ int main(int argc, char** argv) {
   close(to_client[1]);
   close(to_server[0]);
   close(done_pipe[1]);
-  std::string hello;
-  char c;
-  int lines = 0;
-  while (lines < 2 && read(to_client[0], &c, 1) == 1) {
-    if (c == '\n') ++lines;
-    hello += c;
-  }
+  std::vector<std::string> hello = loadshift::bench::read_lines(to_client[0], 2);
   close(to_client[0]);
-  if (lines < 2) {
+  if (hello.size() < 2) {
     std::cerr << "bench_kube_sync: the server did not start\n";
     return 1;
   }
-  std::string url = hello.substr(0, hello.find('\n'));
-  std::string ca = hello.substr(hello.find('\n') + 1);
-  ca.pop_back();
+  const std::string& url = hello[0];
+  const std::string& ca = hello[1];
 
   loadshift::kube::ClusterAccess access;
   access.server = url;
