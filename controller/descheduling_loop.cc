@@ -3,6 +3,10 @@
 
 #include <openssl/evp.h>
 
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
+
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -168,10 +172,8 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                                            " s)" + errors);
       return;
     }
-    placement::Snapshot snapshot = cache_.snapshot();
-    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
-    placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
-
+    // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
+    // before the snapshot copy and the index exist, so the two never add up in memory.
     UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
     std::string secret_error;
@@ -194,7 +196,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     } else {
       const Clock::time_point fetch_started = Clock::now();
       try {
-        usage = source->fetch(node_identities(snapshot), usage_request(*policy));
+        placement::Snapshot nodes_only;
+        nodes_only.nodes = cache_.nodes();
+        usage = source->fetch(node_identities(nodes_only), usage_request(*policy));
         metrics_.observe_usage_fetch(seconds_since(fetch_started), true);
       } catch (const std::exception& e) {
         metrics_.observe_usage_fetch(seconds_since(fetch_started), false);
@@ -210,6 +214,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     for (const std::string& warning : usage.warnings) {
       log_line(spdlog::level::warn, "usage warning", {{"warning", warning}});
     }
+
+    placement::Snapshot snapshot = cache_.snapshot();
+    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
+    placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
     strategies::PlanOptions plan_options;
     plan_options.now = std::chrono::system_clock::now();
@@ -280,6 +288,11 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   if (!outcome.why.empty()) fields.emplace_back("why", outcome.why);
   log_line(outcome.result == "skipped" ? spdlog::level::warn : spdlog::level::info, "cycle",
            fields);
+#ifdef __GLIBC__
+  // A cycle's snapshot, index and usage answers are freed here; give the pages back instead of
+  // keeping them in the allocator's per-thread arenas until the next cycle.
+  malloc_trim(0);
+#endif
   std::lock_guard<std::mutex> lock(mutex_);
   last_ = outcome;
   last_cycle_end_ = Clock::now();

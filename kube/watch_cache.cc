@@ -448,6 +448,17 @@ std::optional<placement::Node> WatchCache::node(std::string_view name) const {
   return it->second.nodes.front();
 }
 
+std::vector<placement::Node> WatchCache::nodes() const {
+  std::vector<placement::Node> out;
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const CollectionState* nodes = state_of(impl_->states, "Nodes");
+  if (nodes == nullptr) return out;
+  for (const auto& [key, one] : nodes->objects) {
+    out.insert(out.end(), one.nodes.begin(), one.nodes.end());
+  }
+  return out;
+}
+
 std::vector<placement::Pod> WatchCache::pods_on_node(std::string_view node) const {
   std::vector<placement::Pod> out;
   std::lock_guard<std::mutex> lock(impl_->mutex);

@@ -76,6 +76,8 @@ class WatchCache {
   // one lookup under the lock). Empty when the cache does not hold it (deleted, never seen).
   std::optional<placement::Pod> pod(std::string_view namespace_, std::string_view name) const;
   std::optional<placement::Node> node(std::string_view name) const;
+  // Every node the cache holds (copies), in name order.
+  std::vector<placement::Node> nodes() const;
   // Every pod the cache holds whose spec.nodeName is `node` (copies; a scan of all pods).
   std::vector<placement::Pod> pods_on_node(std::string_view node) const;
 
