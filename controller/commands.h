@@ -40,28 +40,28 @@ struct ReportOptions {
   std::string policy_file;                  // --policy FILE (required)
   std::vector<std::string> snapshot_files;  // --snapshot FILE...; none: the live cluster
   KubeFlags kube;
-  std::string usage_file;                   // --usage FILE
-  std::string prometheus_url;               // --prometheus URL (not with --usage)
-  std::string at;                           // --at TIME, RFC 3339; empty: now
-  std::string output = "table";             // --output table|json|markdown
-  bool colour = false;                      // ANSI colours in the table (stdout is a terminal)
+  std::string usage_file;        // --usage FILE
+  std::string prometheus_url;    // --prometheus URL (not with --usage)
+  std::string at;                // --at TIME, RFC 3339; empty: now
+  std::string output = "table";  // --output table|json|markdown
+  bool colour = false;           // ANSI colours in the table (stdout is a terminal)
 };
 
 // `loadshift report`: loads the policy and the snapshot files, fetches node usage (the file, or
 // Prometheus as the policy's first LoadAware configures it, else at the policy's metricsProviders
 // url with default settings, plus LowNodeUtilization's MetricResource query when it asks for one;
-// `prometheus_url` overriding the address; evaluated at `at`), makes the plan (strategies::make_plan) and writes the report to
-// `out` in the `output` format. Policy warnings go to `err`. Returns 0 when a plan was made (even
-// an empty one); 2 after writing to `err` why the input is bad (each message names the flag or
-// file and what was expected): a bad flag, a policy or snapshot error, a usage source that
-// cannot answer at all.
+// `prometheus_url` overriding the address; evaluated at `at`), makes the plan
+// (strategies::make_plan) and writes the report to `out` in the `output` format. Policy warnings go
+// to `err`. Returns 0 when a plan was made (even an empty one); 2 after writing to `err` why the
+// input is bad (each message names the flag or file and what was expected): a bad flag, a policy or
+// snapshot error, a usage source that cannot answer at all.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
 
 // What `loadshift snapshot` was asked for.
 struct SnapshotOptions {
-  std::string output;        // --output FILE (required): the cluster as a v1 List
-  std::string usage_output;  // --usage-output FILE: the usage, fetched as --policy says
-  std::string policy_file;   // --policy FILE: needed for --usage-output
+  std::string output;          // --output FILE (required): the cluster as a v1 List
+  std::string usage_output;    // --usage-output FILE: the usage, fetched as --policy says
+  std::string policy_file;     // --policy FILE: needed for --usage-output
   std::string prometheus_url;  // --prometheus URL: replaces the policy's address
   std::string at;              // --at TIME: Prometheus' evaluation time; empty: now
   KubeFlags kube;
@@ -76,21 +76,21 @@ int run_snapshot(const SnapshotOptions& options, std::ostream& out, std::ostream
 // What `loadshift run` was asked for (its flags, as given; durations as the descheduler writes
 // them: "30s", "10m", "1h30m").
 struct RunOptions {
-  std::string policy_file;                      // --policy FILE (required)
-  std::string descheduling_interval = "10m";    // --descheduling-interval; "0": one cycle
-  bool dry_run = false;                         // --dry-run: no write of any kind
+  std::string policy_file;                    // --policy FILE (required)
+  std::string descheduling_interval = "10m";  // --descheduling-interval; "0": one cycle
+  bool dry_run = false;                       // --dry-run: no write of any kind
   KubeFlags kube;
-  std::string prometheus_url;                   // --prometheus URL
-  std::string metrics_addr = "0.0.0.0:10258";   // --metrics-addr HOST:PORT
-  std::string tls_cert_file, tls_key_file;      // --tls-cert-file, --tls-private-key-file
-  std::string log_format = "text";              // --log-format text|json
-  bool leader_elect = false;                    // --leader-elect
-  std::string lease_duration = "15s";           // --leader-elect-lease-duration
-  std::string renew_deadline = "10s";           // --leader-elect-renew-deadline
-  std::string retry_period = "2s";              // --leader-elect-retry-period
-  std::string lease_name = "loadshift";         // --leader-elect-resource-name
-  std::string lease_namespace;                  // --leader-elect-resource-namespace; "": own
-  int max_in_flight_per_workload = 1;           // --max-in-flight-per-workload; 0: no limit
+  std::string prometheus_url;                  // --prometheus URL
+  std::string metrics_addr = "0.0.0.0:10258";  // --metrics-addr HOST:PORT
+  std::string tls_cert_file, tls_key_file;     // --tls-cert-file, --tls-private-key-file
+  std::string log_format = "text";             // --log-format text|json
+  bool leader_elect = false;                   // --leader-elect
+  std::string lease_duration = "15s";          // --leader-elect-lease-duration
+  std::string renew_deadline = "10s";          // --leader-elect-renew-deadline
+  std::string retry_period = "2s";             // --leader-elect-retry-period
+  std::string lease_name = "loadshift";        // --leader-elect-resource-name
+  std::string lease_namespace;                 // --leader-elect-resource-namespace; "": own
+  int max_in_flight_per_workload = 1;          // --max-in-flight-per-workload; 0: no limit
 };
 
 // `loadshift run`: the controller. Checks the flags and the policy (exit 2 with every problem on

@@ -73,8 +73,8 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                           .Name("loadshift_usage_fetch_duration_seconds")
                           .Help("Time of one usage fetch (all queries)")
                           .Register(registry)
-                          .Add({}, prometheus::Histogram::BucketBoundaries{
-                                       0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30})),
+                          .Add({}, prometheus::Histogram::BucketBoundaries{0.05, 0.1, 0.25, 0.5, 1,
+                                                                           2.5, 5, 10, 30})),
       fetch_errors_(BuildCounter()
                         .Name("loadshift_usage_fetch_errors_total")
                         .Help("Usage fetches that failed as a whole")
@@ -131,8 +131,8 @@ void ControllerMetrics::observe_cycle(double seconds, const strategies::Plan* pl
   for (const strategies::PluginRun& run : plan->plugin_runs) {
     strategy_duration_
         .Add({{"strategy", run.plugin}, {"profile", run.profile}},
-             prometheus::Histogram::BucketBoundaries{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
-                                                     25, 50, 100})
+             prometheus::Histogram::BucketBoundaries{0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 25,
+                                                     50, 100})
         .Observe(run.seconds);
   }
 }
@@ -140,9 +140,8 @@ void ControllerMetrics::observe_cycle(double seconds, const strategies::Plan* pl
 void ControllerMetrics::count_cycle(std::string_view result, std::string_view skip_reason) {
   cycles_.Add({{"result", label(result)}}).Increment();
   if (!skip_reason.empty()) cycles_skipped_.Add({{"reason", label(skip_reason)}}).Increment();
-  last_cycle_.Set(std::chrono::duration<double>(
-                      std::chrono::system_clock::now().time_since_epoch())
-                      .count());
+  last_cycle_.Set(
+      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
 }
 
 void ControllerMetrics::record_nodes(const placement::ClusterIndex& index,

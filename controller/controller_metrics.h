@@ -28,10 +28,9 @@ class ControllerMetrics {
   // descheduler_pods_evicted_total{result,strategy,profile,namespace,node}; result is "success",
   // "error", or the descheduler's text for a limit. With an owner (kind and name, "" for a bare
   // pod) also loadshift_evictions_by_owner_total{namespace,owner_kind,owner,result}.
-  void count_eviction(std::string_view result, std::string_view strategy,
-                      std::string_view profile, std::string_view namespace_,
-                      std::string_view node, std::string_view owner_kind,
-                      std::string_view owner);
+  void count_eviction(std::string_view result, std::string_view strategy, std::string_view profile,
+                      std::string_view namespace_, std::string_view node,
+                      std::string_view owner_kind, std::string_view owner);
   // loadshift_evictions_skipped_total{reason}: a planned eviction not carried out (the pod
   // changed, the target changed, a PDB, a workload limit, the lease, a stop).
   void count_skipped_eviction(std::string_view reason);

@@ -7,6 +7,7 @@
 #include <malloc.h>
 #endif
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -93,8 +94,8 @@ std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::
     return std::nullopt;
   }
   if (!answer.ok()) {
-    *error = where + ": " + std::to_string(answer.status) + " " + answer.reason + ": " +
-             answer.message;
+    *error =
+        where + ": " + std::to_string(answer.status) + " " + answer.reason + ": " + answer.message;
     return std::nullopt;
   }
   nlohmann::json secret = nlohmann::json::parse(answer.body, nullptr, false);
@@ -112,8 +113,8 @@ std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::
     *error = where + ": data.prometheusAuthToken is not base64";
     return std::nullopt;
   }
-  while (!token->empty() && (token->back() == '\n' || token->back() == '\r' ||
-                             token->back() == ' ')) {
+  while (!token->empty() &&
+         (token->back() == '\n' || token->back() == '\r' || token->back() == ' ')) {
     token->pop_back();
   }
   for (char c : *token) {
@@ -134,7 +135,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   CycleOutcome outcome;
   strategies::Plan plan;
   bool planned = false;
-  [&] {
+  auto cycle = [&] {
     policy_.poll();  // logs a reload or a rejection itself
     std::shared_ptr<const policy::Policy> policy = policy_.current();
 
@@ -147,8 +148,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
     if (!cache_.synced()) {
       std::string waiting;
-      for (const std::string& name : cache_.unsynced()) waiting += (waiting.empty() ? "" : ", ") + name;
-      outcome = skipped("cache_not_synced", "the cache has not finished its first list of: " + waiting);
+      for (const std::string& name : cache_.unsynced())
+        waiting += (waiting.empty() ? "" : ", ") + name;
+      outcome =
+          skipped("cache_not_synced", "the cache has not finished its first list of: " + waiting);
       return;
     }
     if (std::vector<placement::DecodeError> errors = cache_.decode_errors(); !errors.empty()) {
@@ -163,13 +166,12 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     if (!(stats.max_seconds_since_contact <= settings_.cache_max_staleness_seconds)) {
       std::string errors;
       for (const std::string& e : stats.errors) errors += "; " + e;
-      outcome = skipped("cache_stale", "the cache has had no answer from the API server for " +
-                                           std::to_string(static_cast<int>(
-                                               stats.max_seconds_since_contact)) +
-                                           " s (limit " +
-                                           std::to_string(static_cast<int>(
-                                               settings_.cache_max_staleness_seconds)) +
-                                           " s)" + errors);
+      outcome = skipped(
+          "cache_stale",
+          "the cache has had no answer from the API server for " +
+              std::to_string(static_cast<int>(stats.max_seconds_since_contact)) + " s (limit " +
+              std::to_string(static_cast<int>(settings_.cache_max_staleness_seconds)) + " s)" +
+              errors);
       return;
     }
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
@@ -255,11 +257,16 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     evictor_options.grace_period_seconds = policy->grace_period_seconds;
     evictor_options.reporting_instance =
         elector_ != nullptr ? elector_->config().identity : make_identity();
+    if (elector_ != nullptr) {
+      // A request sent while leading is answered or abandoned before another replica can lead.
+      auto margin = elector_->config().lease_duration - elector_->config().renew_deadline;
+      evictor_options.request_timeout = std::clamp<std::chrono::milliseconds>(
+          margin, std::chrono::milliseconds(500), std::chrono::milliseconds(5000));
+    }
     PodEvictor evictor(client_, evictor_options);
-    PlanExecutor executor(
-        cache_, evictor, metrics_,
-        ExecutorOptions{settings_.max_in_flight_per_workload,
-                        policy->eviction_failure_event_notification});
+    PlanExecutor executor(cache_, evictor, metrics_,
+                          ExecutorOptions{settings_.max_in_flight_per_workload,
+                                          policy->eviction_failure_event_notification});
     ExecutionSummary summary = executor.execute(index, plan, [this] {
       std::string why;
       return may_evict_now(&why) ? std::string() : why;
@@ -274,7 +281,13 @@ CycleOutcome DeschedulingLoop::run_cycle() {
       outcome.why = plan.notes.empty() ? "the plan has no eviction"
                                        : "the plan has no eviction: " + plan.notes.front();
     }
-  }();
+  };
+  try {
+    cycle();
+  } catch (const std::exception& e) {
+    // A bug or an answer nobody foresaw: this cycle ends here, the controller goes on.
+    outcome = skipped("internal_error", std::string("the cycle failed: ") + e.what());
+  }
 
   metrics_.observe_cycle(seconds_since(started), planned ? &plan : nullptr);
   metrics_.count_cycle(outcome.result, outcome.skip_reason);
@@ -306,8 +319,7 @@ Readiness DeschedulingLoop::readiness() const {
   std::lock_guard<std::mutex> lock(mutex_);
   const double since =
       cycled_ ? std::chrono::duration<double>(Clock::now() - last_cycle_end_).count() : -1;
-  const double recent_limit =
-      2 * std::chrono::duration<double>(settings_.interval).count() + 60;
+  const double recent_limit = 2 * std::chrono::duration<double>(settings_.interval).count() + 60;
   r.ready = synced && cycled_ && since <= recent_limit;
   r.detail = std::string("cache: ") + (synced ? "synced" : "not synced") + "\n";
   if (elector_ != nullptr) {
@@ -318,8 +330,8 @@ Readiness DeschedulingLoop::readiness() const {
   if (!cycled_) {
     r.detail += "last cycle: none yet\n";
   } else {
-    r.detail += "last cycle: " + std::to_string(static_cast<int>(since)) + " s ago, " +
-                last_.result + "\n";
+    r.detail +=
+        "last cycle: " + std::to_string(static_cast<int>(since)) + " s ago, " + last_.result + "\n";
     if (!last_.why.empty()) r.detail += "why: " + last_.why + "\n";
   }
   return r;

@@ -64,8 +64,7 @@ class DeschedulingLoop {
 
  private:
   bool may_evict_now(std::string* why) const;
-  std::optional<std::string> read_providers_token(const policy::Policy& policy,
-                                                  std::string* error);
+  std::optional<std::string> read_providers_token(const policy::Policy& policy, std::string* error);
   CycleOutcome skipped(std::string reason, std::string why);
 
   kube::ApiClient& client_;

@@ -25,7 +25,8 @@ void write_nodes(const ClusterIndex& index, std::ostream& out) {
   const auto& nodes = index.snapshot().nodes;
   out << "Nodes (" << nodes.size() << ")\n";
   out << std::left << std::setw(14) << "  NODE" << std::setw(11) << "POOL" << std::setw(7)
-      << "READY" << std::setw(16) << "CPU REQ" << std::setw(18) << "MEMORY REQ" << "TAINTS\n";
+      << "READY" << std::setw(16) << "CPU REQ" << std::setw(18) << "MEMORY REQ"
+      << "TAINTS\n";
   for (NodeId id = 0; id < nodes.size(); ++id) {
     const Node& node = nodes[id];
     const std::string* pool = node.meta.labels.find(index.options().pool_label);
@@ -33,8 +34,8 @@ void write_nodes(const ClusterIndex& index, std::ostream& out) {
     const auto& req = index.requested(id);
     std::string taints;
     for (const auto& t : node.taints) {
-      taints += (taints.empty() ? "" : ",") + t.key + (t.value.empty() ? "" : "=" + t.value) +
-                ":" + std::string(placement::to_string(t.effect));
+      taints += (taints.empty() ? "" : ",") + t.key + (t.value.empty() ? "" : "=" + t.value) + ":" +
+                std::string(placement::to_string(t.effect));
     }
     out << "  " << std::setw(12) << node.meta.name << std::setw(11) << (pool ? *pool : "-")
         << std::setw(7) << (ready ? ready->status : "?") << std::setw(16)
@@ -61,8 +62,8 @@ void write_feasibility_report(const ClusterIndex& index, std::ostream& out) {
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
     const auto& pod = snapshot.pods[id];
     out << "  " << pod.key() << " on " << (pod.node_name.empty() ? "(unbound)" : pod.node_name)
-        << " [" << placement::to_string(pod.phase) << "] requests "
-        << index.requests(id).describe() << "\n";
+        << " [" << placement::to_string(pod.phase) << "] requests " << index.requests(id).describe()
+        << "\n";
     placement::TargetChoice choice = placer.best_target(id, all, ledger);
     std::string feasible;
     for (NodeId node : all) {
@@ -72,8 +73,8 @@ void write_feasibility_report(const ClusterIndex& index, std::ostream& out) {
     }
     out << "    feasible: " << (feasible.empty() ? "none" : feasible) << "\n";
     if (choice.target) {
-      out << "    best:     " << snapshot.nodes[*choice.target].meta.name
-          << " (preferred affinity " << choice.score.preferred_affinity << ")\n";
+      out << "    best:     " << snapshot.nodes[*choice.target].meta.name << " (preferred affinity "
+          << choice.score.preferred_affinity << ")\n";
     }
     for (const auto& [node, verdict] : choice.rejected) {
       out << "    refused " << snapshot.nodes[node].meta.name << ": " << verdict.describe() << "\n";

@@ -8,25 +8,16 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "placement/rfc3339.h"
+
 namespace loadshift::controller {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
-// metav1.MicroTime: "2026-11-24T17:57:29.123456Z".
-std::string micro_time_now() {
-  auto now = std::chrono::system_clock::now();
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()) %
-                std::chrono::seconds(1);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char buffer[40];
-  std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", buffer, static_cast<long long>(micros.count()));
-  return out;
+std::string now_micro() {
+  return placement::format_micro_time(std::chrono::system_clock::now());
 }
 
 int64_t steady_ns(Clock::time_point t) {
@@ -40,6 +31,11 @@ std::string string_field(const json& object, const char* key) {
 
 }  // namespace
 
+int lease_duration_seconds(const LeaderElectionConfig& config) {
+  auto ms = config.lease_duration.count();
+  return static_cast<int>((ms + 999) / 1000);  // whole seconds, rounded up
+}
+
 std::string check_leader_election(const LeaderElectionConfig& config) {
   using std::chrono::milliseconds;
   if (config.retry_period <= milliseconds(0)) {
@@ -47,6 +43,9 @@ std::string check_leader_election(const LeaderElectionConfig& config) {
   }
   if (config.renew_deadline <= config.retry_period) {
     return "--leader-elect-renew-deadline must be longer than --leader-elect-retry-period";
+  }
+  if (config.lease_duration < milliseconds(1000)) {
+    return "--leader-elect-lease-duration must be at least 1s (a Lease counts whole seconds)";
   }
   if (config.lease_duration <= config.renew_deadline) {
     return "--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline";
@@ -148,9 +147,8 @@ void LeaderElector::try_acquire_or_renew() {
     last_failure_ = why;
   };
   try {
-    kube::ApiAnswer current = client_.send("GET", path, "");
-    const int lease_seconds = static_cast<int>(
-        std::chrono::duration_cast<std::chrono::seconds>(config_.lease_duration).count());
+    kube::ApiAnswer current = client_.send("GET", path, "", write_options());
+    const int lease_seconds = lease_duration_seconds(config_);
     if (current.status == 404) {
       json lease = {{"apiVersion", "coordination.k8s.io/v1"},
                     {"kind", "Lease"},
@@ -158,15 +156,16 @@ void LeaderElector::try_acquire_or_renew() {
                     {"spec",
                      {{"holderIdentity", config_.identity},
                       {"leaseDurationSeconds", lease_seconds},
-                      {"acquireTime", micro_time_now()},
-                      {"renewTime", micro_time_now()},
+                      {"acquireTime", now_micro()},
+                      {"renewTime", now_micro()},
                       {"leaseTransitions", 0}}}};
       sent = Clock::now();
-      kube::ApiAnswer created = client_.send("POST", collection, lease.dump());
+      kube::ApiAnswer created = client_.send("POST", collection, lease.dump(), write_options());
       if (created.ok()) {
         renewed_sent_ns_ = steady_ns(sent);
         std::lock_guard<std::mutex> lock(mutex_);
         observed_holder_ = config_.identity;
+        held_lease_ = created.body;
         last_failure_.clear();
         return;
       }
@@ -185,13 +184,14 @@ void LeaderElector::try_acquire_or_renew() {
              ": the answer is not a Lease object");
       return;
     }
-    json spec = lease.contains("spec") && lease["spec"].is_object() ? lease["spec"] : json::object();
+    json spec =
+        lease.contains("spec") && lease["spec"].is_object() ? lease["spec"] : json::object();
     std::string holder = string_field(spec, "holderIdentity");
     std::string record = holder + "|" + string_field(spec, "renewTime");
-    int observed_seconds = spec.contains("leaseDurationSeconds") &&
-                                   spec["leaseDurationSeconds"].is_number_integer()
-                               ? spec["leaseDurationSeconds"].get<int>()
-                               : lease_seconds;
+    int observed_seconds =
+        spec.contains("leaseDurationSeconds") && spec["leaseDurationSeconds"].is_number_integer()
+            ? spec["leaseDurationSeconds"].get<int>()
+            : lease_seconds;
     Clock::time_point now = Clock::now();
     bool expired;
     {
@@ -210,55 +210,69 @@ void LeaderElector::try_acquire_or_renew() {
       last_failure_.clear();
       return;
     }
-    int transitions = spec.contains("leaseTransitions") && spec["leaseTransitions"].is_number_integer()
-                          ? spec["leaseTransitions"].get<int>()
-                          : 0;
+    int transitions =
+        spec.contains("leaseTransitions") && spec["leaseTransitions"].is_number_integer()
+            ? spec["leaseTransitions"].get<int>()
+            : 0;
     spec["holderIdentity"] = config_.identity;
     spec["leaseDurationSeconds"] = lease_seconds;
-    spec["renewTime"] = micro_time_now();
+    spec["renewTime"] = now_micro();
     if (!mine) {
-      spec["acquireTime"] = micro_time_now();
+      spec["acquireTime"] = now_micro();
       spec["leaseTransitions"] = transitions + 1;
     }
     lease["spec"] = spec;
     sent = Clock::now();
-    kube::ApiAnswer updated = client_.send("PUT", path, lease.dump());
+    kube::ApiAnswer updated = client_.send("PUT", path, lease.dump(), write_options());
     if (updated.ok()) {
       if (!mine) log("leader election: acquired Lease " + config_.namespace_ + "/" + config_.name);
       renewed_sent_ns_ = steady_ns(sent);
       last_failure_.clear();
       std::lock_guard<std::mutex> lock(mutex_);
       observed_holder_ = config_.identity;
+      held_lease_ = updated.body;
       return;
     }
     failed((mine ? "renewing" : "acquiring") + std::string(" Lease ") + config_.namespace_ + "/" +
            config_.name + ": " + std::to_string(updated.status) + " " + updated.reason + " " +
            updated.message);
-  } catch (const kube::ApiError& e) {
+  } catch (const std::exception& e) {  // ApiError, and anything unexpected: never out of the thread
     failed(e.what());
   }
 }
 
 void LeaderElector::release() {
-  const std::string path = "/apis/coordination.k8s.io/v1/namespaces/" + config_.namespace_ +
-                           "/leases/" + config_.name;
+  const std::string path =
+      "/apis/coordination.k8s.io/v1/namespaces/" + config_.namespace_ + "/leases/" + config_.name;
   renewed_sent_ns_ = 0;  // no eviction from here on, whatever the release's answer
+  std::string held;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    held = held_lease_;
+  }
+  // One PUT of the Lease as this replica last wrote it (its resourceVersion: if anyone changed it
+  // since, the API answers 409 and the Lease is not ours to release any more).
+  json lease = json::parse(held, nullptr, false);
+  if (!lease.is_object() || !lease.contains("spec") || !lease["spec"].is_object()) return;
+  if (string_field(lease["spec"], "holderIdentity") != config_.identity) return;
+  lease["spec"]["holderIdentity"] = "";
+  lease["spec"]["leaseDurationSeconds"] = 1;
+  lease["spec"]["renewTime"] = now_micro();
   try {
-    kube::ApiAnswer current = client_.send("GET", path, "");
-    if (!current.ok()) return;
-    json lease = json::parse(current.body, nullptr, false);
-    if (!lease.is_object() || !lease.contains("spec") || !lease["spec"].is_object()) return;
-    if (string_field(lease["spec"], "holderIdentity") != config_.identity) return;
-    lease["spec"]["holderIdentity"] = "";
-    lease["spec"]["leaseDurationSeconds"] = 1;
-    lease["spec"]["renewTime"] = micro_time_now();
-    kube::ApiAnswer released = client_.send("PUT", path, lease.dump());
+    kube::ApiAnswer released = client_.send("PUT", path, lease.dump(), write_options());
     log(released.ok() ? "leader election: released Lease " + config_.namespace_ + "/" + config_.name
                       : "leader election: releasing the Lease failed: " +
                             std::to_string(released.status) + " " + released.message);
-  } catch (const kube::ApiError& e) {
+  } catch (const std::exception& e) {
     log(std::string("leader election: releasing the Lease failed: ") + e.what());
   }
+}
+
+kube::WriteOptions LeaderElector::write_options() const {
+  // One attempt (the next try is a retry period away), never longer than the renew deadline or
+  // 5 s: a stop never waits long on a slow API server.
+  return {1, std::min<std::chrono::milliseconds>(config_.renew_deadline,
+                                                 std::chrono::milliseconds(5000))};
 }
 
 }  // namespace loadshift::controller

@@ -26,9 +26,9 @@
 namespace loadshift::controller {
 
 struct LeaderElectionConfig {
-  std::string namespace_ = "kube-system";  // --leader-elect-resource-namespace
-  std::string name = "loadshift";          // --leader-elect-resource-name
-  std::string identity;                    // this replica: "<pod name>_<random>"
+  std::string namespace_ = "kube-system";           // --leader-elect-resource-namespace
+  std::string name = "loadshift";                   // --leader-elect-resource-name
+  std::string identity;                             // this replica: "<pod name>_<random>"
   std::chrono::milliseconds lease_duration{15000};  // --leader-elect-lease-duration
   std::chrono::milliseconds renew_deadline{10000};  // --leader-elect-renew-deadline
   std::chrono::milliseconds retry_period{2000};     // --leader-elect-retry-period
@@ -37,6 +37,10 @@ struct LeaderElectionConfig {
 // "" when the durations can work together, else what is wrong (lease_duration > renew_deadline
 // > retry_period > 0, as client-go requires).
 std::string check_leader_election(const LeaderElectionConfig& config);
+
+// leaseDurationSeconds as written to the Lease: lease_duration rounded up to whole seconds (never
+// shorter than this replica's own idea of it).
+int lease_duration_seconds(const LeaderElectionConfig& config);
 
 // A unique identity for this process: $POD_NAME (or the host name) + "_" + 8 random hex digits.
 std::string make_identity();
@@ -73,6 +77,7 @@ class LeaderElector {
   void release();
   void set_leading(bool leading);
   void log(const std::string& message) const;
+  kube::WriteOptions write_options() const;
 
   kube::ApiClient& client_;
   LeaderElectionConfig config_;
@@ -85,11 +90,12 @@ class LeaderElector {
   std::thread thread_;
   // Steady-clock time (ns since epoch) at which the last successful renewal was sent; 0: none.
   std::atomic<int64_t> renewed_sent_ns_{0};
-  bool leading_ = false;        // last value passed to on_change_
+  bool leading_ = false;  // last value passed to on_change_
   std::string observed_holder_;
   std::string observed_record_;  // holder + renewTime as last read
   std::chrono::steady_clock::time_point observed_at_{};
-  std::string last_failure_;     // to log each distinct failure once
+  std::string last_failure_;  // to log each distinct failure once
+  std::string held_lease_;    // the Lease as this replica last wrote it (for the release)
 };
 
 }  // namespace loadshift::controller

@@ -107,8 +107,9 @@ int main(int argc, char** argv) {
 
   loadshift::controller::RunOptions run_options;
   auto* run = app.add_subcommand(
-      "run", "The controller: every interval, plan from the live cluster and evict through the "
-             "Eviction API");
+      "run",
+      "The controller: every interval, plan from the live cluster and evict through the "
+      "Eviction API");
   run->add_option("--policy", run_options.policy_file,
                   "DeschedulerPolicy file (bare or in a ConfigMap); re-read every cycle");
   run->add_option("--descheduling-interval", run_options.descheduling_interval,
@@ -153,6 +154,9 @@ int main(int argc, char** argv) {
     // --help prints and succeeds; any other command-line mistake is bad input: exit 2.
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
+  } catch (const std::exception& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 1;
   }
   return exit_code;
 }

@@ -11,13 +11,24 @@ namespace {
 
 using placement::Pod;
 
-// The pod's controlling owner as "Kind namespace/name", and its uid ("" for a bare pod).
+// The workload a pod belongs to: its controlling owner, except that a ReplicaSet a Deployment
+// made (named <deployment>-<pod-template-hash>, its pods labelled with that hash) stands for the
+// Deployment, so the old and the new ReplicaSet of a rollout count as one workload. `key` is ""
+// for a bare pod.
 struct Workload {
-  std::string uid, kind, name;
+  std::string key, kind, name;
 };
 Workload workload_of(const Pod& pod) {
   const placement::OwnerReference* owner = pod.controller();
   if (owner == nullptr) return {};
+  if (owner->kind == "ReplicaSet") {
+    const std::string* hash = pod.meta.labels.find("pod-template-hash");
+    if (hash != nullptr && !hash->empty() && owner->name.size() > hash->size() + 1 &&
+        owner->name.ends_with("-" + *hash)) {
+      std::string deployment = owner->name.substr(0, owner->name.size() - hash->size() - 1);
+      return {"Deployment " + pod.meta.namespace_ + "/" + deployment, "Deployment", deployment};
+    }
+  }
   return {owner->uid, owner->kind, owner->name};
 }
 
@@ -56,16 +67,15 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
                                        const EvictPermission& may_evict) {
   const placement::Snapshot& snap = index.snapshot();
   ExecutionSummary summary;
-  // Per workload uid: pods in flight in the snapshot (lazily counted), plus this cycle's.
+  // Per workload key: pods in flight in the snapshot (lazily counted), plus this cycle's.
   std::map<std::string, int> workload_in_flight;  // pods in flight, each pod counted once
-  std::map<std::string, std::set<std::string>> evicted_owners_toward;  // target -> owner uids
+  std::map<std::string, std::set<std::string>> evicted_owners_toward;  // target -> workload keys
   // In flight besides `self` (evicting a pod that serves nothing takes nothing away).
   auto count_in_flight = [&](const Workload& workload, const Pod& self) {
-    auto [it, inserted] = workload_in_flight.try_emplace(workload.uid, 0);
+    auto [it, inserted] = workload_in_flight.try_emplace(workload.key, 0);
     if (inserted) {
       for (const Pod& pod : snap.pods) {
-        const placement::OwnerReference* owner = pod.controller();
-        if (owner != nullptr && owner->uid == workload.uid && in_flight(pod)) ++it->second;
+        if (in_flight(pod) && workload_of(pod).key == workload.key) ++it->second;
       }
     }
     return it->second - (in_flight(self) ? 1 : 0);
@@ -91,20 +101,25 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       ++summary.skipped;
     };
 
-    if (std::string why_not = may_evict(); !why_not.empty()) {
+    // Drops this eviction and every later one: the replica may not evict any more.
+    auto stop_here = [&](const std::string& why_not) {
       summary.stopped = why_not;
       for (size_t rest = i; rest < plan.evictions.size(); ++rest) {
         metrics_.count_skipped_eviction("not_allowed");
         summary.evictions.push_back({rest, "skipped", why_not});
         ++summary.skipped;
       }
-      log_line(spdlog::level::warn, "evictions stopped",
-               {{"reason", why_not},
-                {"not_carried_out", std::to_string(plan.evictions.size() - i)}});
+      log_line(
+          spdlog::level::warn, "evictions stopped",
+          {{"reason", why_not}, {"not_carried_out", std::to_string(plan.evictions.size() - i)}});
+    };
+    if (std::string why_not = may_evict(); !why_not.empty()) {
+      stop_here(why_not);
       break;
     }
 
-    if (std::string changed = pod_changed(pod, cache_.pod(pod.meta.namespace_, pod.meta.name), node);
+    if (std::string changed =
+            pod_changed(pod, cache_.pod(pod.meta.namespace_, pod.meta.name), node);
         !changed.empty()) {
       skip(changed, "pod_changed");
       continue;
@@ -132,8 +147,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       std::string arrived;
       for (const Pod& now : cache_.pods_on_node(target)) {
         if (now.terminated() || planned_pods.count(now.meta.uid) != 0) continue;
-        const placement::OwnerReference* owner = now.controller();
-        if (owner != nullptr && expected.count(owner->uid) != 0) continue;  // a replacement
+        if (expected.count(workload_of(now).key) != 0) continue;  // a replacement
         arrived = now.key();
         break;
       }
@@ -145,7 +159,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       }
     }
 
-    if (options_.max_in_flight_per_workload > 0 && !workload.uid.empty()) {
+    if (options_.max_in_flight_per_workload > 0 && !workload.key.empty()) {
       int busy = count_in_flight(workload, pod);
       if (busy >= options_.max_in_flight_per_workload) {
         skip("workload limit: " + workload.kind + " " + pod.meta.namespace_ + "/" + workload.name +
@@ -158,7 +172,11 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       }
     }
 
-    EvictionOutcome outcome = evictor_.evict(pod);
+    EvictionOutcome outcome = evictor_.evict(pod, may_evict);
+    if (outcome.stopped) {  // the permission went away between two attempts
+      stop_here(outcome.detail);
+      break;
+    }
     const char* result = to_string(outcome.result);
     LogFields fields{{"pod", pod.key()},
                      {"node", node},
@@ -170,13 +188,13 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
     switch (outcome.result) {
       case EvictionResult::kEvicted: {
         ++summary.evicted;
-        if (!workload.uid.empty()) {
-          if (!in_flight(pod)) ++workload_in_flight[workload.uid];
-          if (!target.empty()) evicted_owners_toward[target].insert(workload.uid);
+        if (!workload.key.empty()) {
+          if (!in_flight(pod)) ++workload_in_flight[workload.key];
+          if (!target.empty()) evicted_owners_toward[target].insert(workload.key);
         }
         log_line(spdlog::level::info, "evicted", fields);
-        metrics_.count_eviction("success", decision.strategy, decision.profile,
-                                pod.meta.namespace_, node, workload.kind, workload.name);
+        metrics_.count_eviction("success", decision.strategy, decision.profile, pod.meta.namespace_,
+                                node, workload.kind, workload.name);
         std::string event_error = evictor_.post_event(
             pod, {"Normal", decision.strategy,
                   "pod evicted from node " + node + " by loadshift: " + decision.reason});
@@ -195,8 +213,8 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       case EvictionResult::kFailed:
         ++summary.failed;
         log_line(spdlog::level::warn, "eviction failed", fields);
-        metrics_.count_eviction("error", decision.strategy, decision.profile,
-                                pod.meta.namespace_, node, workload.kind, workload.name);
+        metrics_.count_eviction("error", decision.strategy, decision.profile, pod.meta.namespace_,
+                                node, workload.kind, workload.name);
         if (outcome.result == EvictionResult::kBlockedByPdb) {
           metrics_.count_skipped_eviction("pdb");
         }
@@ -225,11 +243,10 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
     if (result == nullptr) continue;
     const Pod& pod = snap.pods[skipped.pod];
     const Workload workload = workload_of(pod);
-    metrics_.count_eviction(result, skipped.strategy, "", pod.meta.namespace_,
-                            skipped.node == placement::kNoNode
-                                ? ""
-                                : snap.nodes[skipped.node].meta.name,
-                            workload.kind, workload.name);
+    metrics_.count_eviction(
+        result, skipped.strategy, "", pod.meta.namespace_,
+        skipped.node == placement::kNoNode ? "" : snap.nodes[skipped.node].meta.name, workload.kind,
+        workload.name);
   }
   return summary;
 }

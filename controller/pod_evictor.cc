@@ -6,29 +6,46 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "placement/rfc3339.h"
+
 namespace loadshift::controller {
 namespace {
 
 using nlohmann::json;
-
-std::string micro_time(std::chrono::system_clock::time_point now) {
-  std::time_t seconds = std::chrono::system_clock::to_time_t(now);
-  auto micros = std::chrono::duration_cast<std::chrono::microseconds>(now.time_since_epoch()) %
-                std::chrono::seconds(1);
-  std::tm tm{};
-  gmtime_r(&seconds, &tm);
-  char date[40];
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%S", &tm);
-  char out[64];
-  std::snprintf(out, sizeof out, "%s.%06lldZ", date, static_cast<long long>(micros.count()));
-  return out;
-}
 
 std::string answer_text(const kube::ApiAnswer& answer) {
   std::string text = std::to_string(answer.status);
   if (!answer.reason.empty()) text += " " + answer.reason;
   if (!answer.message.empty()) text += ": " + answer.message;
   return text;
+}
+
+// The message of the answer's DisruptionBudget cause ("The disruption budget db needs 2 healthy
+// pods and has 2 currently", or the reason of a budget still being computed), "" without one.
+std::string disruption_budget_cause(const std::string& body) {
+  json status = json::parse(body, nullptr, false);
+  if (!status.is_object()) return "";
+  auto details = status.find("details");
+  if (details == status.end() || !details->is_object()) return "";
+  auto causes = details->find("causes");
+  if (causes == details->end() || !causes->is_array()) return "";
+  for (const json& cause : *causes) {
+    if (!cause.is_object()) continue;
+    auto reason = cause.find("reason");
+    if (reason == cause.end() || !reason->is_string() || *reason != "DisruptionBudget") continue;
+    auto message = cause.find("message");
+    return message != cause.end() && message->is_string() ? message->get<std::string>()
+                                                          : std::string("DisruptionBudget");
+  }
+  return "";
+}
+
+// The API server words a failed uid precondition two ways: the registry's check before a delete
+// ("the UID in the precondition (X) does not match the UID in record (Y) ...") and the storage
+// layer's ("Precondition failed: UID in precondition: X, UID in object meta: Y").
+bool uid_precondition_failed(const std::string& message) {
+  return message.find("Precondition failed") != std::string::npos ||
+         message.find("does not match the UID in record") != std::string::npos;
 }
 
 }  // namespace
@@ -52,7 +69,7 @@ const char* to_string(EvictionResult result) {
 PodEvictor::PodEvictor(kube::ApiClient& client, PodEvictorOptions options)
     : client_(client), options_(std::move(options)) {}
 
-EvictionOutcome PodEvictor::evict(const placement::Pod& pod) {
+EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermission& may_send) {
   json delete_options = {{"preconditions", {{"uid", pod.meta.uid}}}};
   if (options_.grace_period_seconds) {
     delete_options["gracePeriodSeconds"] = *options_.grace_period_seconds;
@@ -64,51 +81,57 @@ EvictionOutcome PodEvictor::evict(const placement::Pod& pod) {
   const std::string path =
       "/api/v1/namespaces/" + pod.meta.namespace_ + "/pods/" + pod.meta.name + "/eviction";
   const std::string body = eviction.dump();
+  const kube::WriteOptions one_attempt{1, options_.request_timeout};
   EvictionOutcome outcome;
   auto backoff = options_.first_backoff;
   for (int attempt = 1;; ++attempt) {
+    if (std::string why_not = may_send(); !why_not.empty()) {
+      outcome.result = EvictionResult::kFailed;
+      outcome.stopped = true;
+      outcome.detail = why_not + (outcome.detail.empty() ? "" : "; last answer: " + outcome.detail);
+      return outcome;
+    }
     outcome.attempts = attempt;
     kube::ApiAnswer answer;
+    bool answered = true;
     try {
-      answer = client_.send("POST", path, body);
+      answer = client_.send("POST", path, body, one_attempt);
     } catch (const kube::ApiError& e) {
-      // 401/403 or no answer after the client's own retries: nothing more to try here.
-      outcome.result = EvictionResult::kFailed;
-      outcome.detail = e.what();
-      return outcome;
-    }
-    outcome.detail = answer.message;
-    if (answer.ok()) {
-      outcome.result = EvictionResult::kEvicted;
-      outcome.detail.clear();
-      return outcome;
-    }
-    if (answer.status == 404) {
-      outcome.result = EvictionResult::kGone;
-      return outcome;
-    }
-    if (answer.status == 429) {
-      outcome.result = EvictionResult::kBlockedByPdb;
-      outcome.detail = answer_text(answer);
-      // The first cause names the budget and its counts, when the API gave one.
-      json status = json::parse(answer.body, nullptr, false);
-      if (status.is_object() && status.contains("details") && status["details"].is_object()) {
-        const json& causes = status["details"].value("causes", json::array());
-        if (causes.is_array() && !causes.empty() && causes[0].is_object()) {
-          outcome.detail += " (" + causes[0].value("message", "") + ")";
-        }
+      if (e.status() == 401 || e.status() == 403) {  // configuration: another try cannot help
+        outcome.result = EvictionResult::kFailed;
+        outcome.detail = e.what();
+        return outcome;
       }
-      return outcome;
+      answered = false;  // no answer (connection, timeout): the eviction may or may not be done
+      outcome.detail = e.what();
     }
-    if (answer.status == 409 && answer.message.find("Precondition failed") != std::string::npos) {
-      outcome.result = EvictionResult::kReplaced;
-      return outcome;
+    if (answered) {
+      outcome.detail = answer.message;
+      if (answer.ok()) {
+        outcome.result = EvictionResult::kEvicted;
+        outcome.detail.clear();
+        return outcome;
+      }
+      if (answer.status == 404) {
+        outcome.result = EvictionResult::kGone;
+        return outcome;
+      }
+      if (answer.status == 429) {
+        std::string cause = disruption_budget_cause(answer.body);
+        outcome.result = cause.empty() ? EvictionResult::kFailed : EvictionResult::kBlockedByPdb;
+        outcome.detail = answer_text(answer) + (cause.empty() ? "" : " (" + cause + ")");
+        return outcome;
+      }
+      if (answer.status == 409 && uid_precondition_failed(answer.message)) {
+        outcome.result = EvictionResult::kReplaced;
+        return outcome;
+      }
+      outcome.detail = answer_text(answer);
     }
-    const bool retryable = answer.status == 409 || answer.status >= 500;
+    const bool retryable = !answered || answer.status == 409 || answer.status >= 500;
     if (!retryable || attempt >= options_.max_attempts) {
       outcome.result = EvictionResult::kFailed;
-      outcome.detail = answer_text(answer) +
-                       (attempt > 1 ? " (after " + std::to_string(attempt) + " attempts)" : "");
+      if (attempt > 1) outcome.detail += " (after " + std::to_string(attempt) + " attempts)";
       return outcome;
     }
     std::this_thread::sleep_for(backoff);
@@ -121,29 +144,29 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
   auto now = std::chrono::system_clock::now();
   // Unique per pod and moment, as client-go names events: <pod>.<hex nanoseconds>.
   char suffix[32];
-  std::snprintf(suffix, sizeof suffix, "%llx",
-                static_cast<unsigned long long>(
-                    std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch())
-                        .count() +
-                    static_cast<int64_t>(sequence++)));
+  std::snprintf(
+      suffix, sizeof suffix, "%llx",
+      static_cast<unsigned long long>(
+          std::chrono::duration_cast<std::chrono::nanoseconds>(now.time_since_epoch()).count() +
+          static_cast<int64_t>(sequence++)));
   std::string note = event.note.size() > 1024 ? event.note.substr(0, 1021) + "..." : event.note;
-  json body = {{"apiVersion", "events.k8s.io/v1"},
-               {"kind", "Event"},
-               {"metadata",
-                {{"name", pod.meta.name + "." + suffix}, {"namespace", pod.meta.namespace_}}},
-               {"eventTime", micro_time(now)},
-               {"reportingController", "loadshift.io/descheduler"},
-               {"reportingInstance", options_.reporting_instance},
-               {"action", "Descheduled"},
-               {"reason", event.reason},
-               {"type", event.type},
-               {"note", note},
-               {"regarding",
-                {{"apiVersion", "v1"},
-                 {"kind", "Pod"},
-                 {"namespace", pod.meta.namespace_},
-                 {"name", pod.meta.name},
-                 {"uid", pod.meta.uid}}}};
+  json body = {
+      {"apiVersion", "events.k8s.io/v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", pod.meta.name + "." + suffix}, {"namespace", pod.meta.namespace_}}},
+      {"eventTime", placement::format_micro_time(now)},
+      {"reportingController", "loadshift.io/descheduler"},
+      {"reportingInstance", options_.reporting_instance},
+      {"action", "Descheduled"},
+      {"reason", event.reason},
+      {"type", event.type},
+      {"note", note},
+      {"regarding",
+       {{"apiVersion", "v1"},
+        {"kind", "Pod"},
+        {"namespace", pod.meta.namespace_},
+        {"name", pod.meta.name},
+        {"uid", pod.meta.uid}}}};
   const std::string path = "/apis/events.k8s.io/v1/namespaces/" + pod.meta.namespace_ + "/events";
   try {
     kube::ApiAnswer answer =

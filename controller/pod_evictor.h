@@ -2,16 +2,21 @@
 //
 // evict() POSTs a policy/v1 Eviction to pods/NAME/eviction (never a DELETE) with
 // deleteOptions.preconditions.uid, so a pod recreated under the same name is never hit, and the
-// policy's gracePeriodSeconds. What the API answers decides the outcome:
+// policy's gracePeriodSeconds. Every attempt is one request (nothing retried below this class)
+// with a short timeout, sent only after `may_send` said yes: an eviction never goes out after the
+// permission (the lease) is gone. What the API answers decides the outcome:
 //   201 / 200                      evicted
-//   429 without Retry-After        a PodDisruptionBudget forbids it now: skipped, not retried
+//   429 (a PDB forbids it now, or  blocked: not retried this cycle (the cause says which); a 429
+//   is still computing it)         without a DisruptionBudget cause (API Priority and Fairness)
+//                                  is a failure
 //   404                            already gone
-//   409 "Precondition failed"      the name now belongs to another pod: skipped
-//   409 (other), 5xx, no answer    retried with backoff, then failed
+//   409 on the uid precondition    the name now belongs to another pod: skipped
+//   409 (other), 5xx, no answer    retried with backoff (permission asked again), then failed
 //   anything else (400, 403, ...)  failed
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -27,16 +32,23 @@ const char* to_string(EvictionResult result);
 
 struct EvictionOutcome {
   EvictionResult result = EvictionResult::kFailed;
-  std::string detail;  // the API's message ("Cannot evict pod as it would violate ..."), or ""
-  int attempts = 0;
+  std::string detail;    // the API's message ("Cannot evict pod as it would violate ..."), or ""
+  int attempts = 0;      // requests sent
+  bool stopped = false;  // may_send said no before the outcome was known
 };
 
 struct PodEvictorOptions {
   std::optional<int64_t> grace_period_seconds;  // the policy's gracePeriodSeconds
-  int max_attempts = 3;                          // for 409 (not a precondition) and 5xx
+  int max_attempts = 3;                         // for 409 (not a precondition) and 5xx
   std::chrono::milliseconds first_backoff{500};
   std::string reporting_instance;  // this replica's identity, in Events
+  // One attempt's time limit. The controller keeps it under lease duration - renew deadline, so
+  // a request sent while leading is answered (or abandoned) before another replica may lead.
+  std::chrono::milliseconds request_timeout{5000};
 };
+
+// Answers "may an eviction request go out now?" with "" (yes) or why not.
+using SendPermission = std::function<std::string()>;
 
 struct EventNote {
   std::string type;    // "Normal" or "Warning"
@@ -49,9 +61,10 @@ class PodEvictor {
   // `client` must outlive the evictor.
   PodEvictor(kube::ApiClient& client, PodEvictorOptions options);
 
-  // Evicts `pod` (its namespace, name and uid). Never throws: an ApiError (403, connection)
-  // becomes kFailed with its message.
-  EvictionOutcome evict(const placement::Pod& pod);
+  // Evicts `pod` (its namespace, name and uid), asking `may_send` before every attempt; when it
+  // says no, the outcome is kFailed with its reason and `stopped` set. Never throws: an ApiError
+  // (403, connection) becomes kFailed with its message.
+  EvictionOutcome evict(const placement::Pod& pod, const SendPermission& may_send);
 
   // Posts an events.k8s.io/v1 Event regarding `pod` (action "Descheduled", reporting controller
   // "loadshift.io/descheduler"). Returns "" or why it could not be written (never throws).

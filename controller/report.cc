@@ -84,7 +84,8 @@ void write_report(const placement::ClusterIndex& index, const strategies::Plan& 
       return;
     case ReportFormat::kJson:
       // Inputs are checked for UTF-8 where they enter; replace rather than throw if one slips by.
-      out << report_content_json(content).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+      out << report_content_json(content).dump(2, ' ', false,
+                                               nlohmann::json::error_handler_t::replace)
           << "\n";
       return;
   }

@@ -94,9 +94,7 @@ std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const poli
                          ? "usage from the policy's LoadAware metrics"
                          : "usage from the policy's metricsProviders prometheus";
   try {
-    metrics::UsageMap usage = source->fetch(
-        nodes,
-        usage_request(policy));
+    metrics::UsageMap usage = source->fetch(nodes, usage_request(policy));
     for (std::string& warning : usage_source_warnings(flags, policy)) {
       usage.warnings.push_back(std::move(warning));
     }

@@ -44,10 +44,9 @@ void write_nodes(const ReportContent& content, std::ostream& out) {
     out << "| " << cell(row.name) << " | " << cell(row.pool) << " | "
         << strategies::to_string(row.node_class) << " | " << strategies::to_string(row.figures)
         << " | " << format_percent(row.cpu.before) << " | " << format_percent(row.cpu.after)
-        << " | " << format_percent(row.memory.before) << " | "
-        << format_percent(row.memory.after) << " | " << format_percent(row.metric.before) << " | "
-        << watermarks(row.cpu) << " | " << watermarks(row.memory) << " | "
-        << watermarks(row.metric) << " |\n";
+        << " | " << format_percent(row.memory.before) << " | " << format_percent(row.memory.after)
+        << " | " << format_percent(row.metric.before) << " | " << watermarks(row.cpu) << " | "
+        << watermarks(row.memory) << " | " << watermarks(row.metric) << " |\n";
   }
   out << "\nFigures say what the percentages are: real usage, requested percent of allocatable, "
          "or LowNodeUtilization's MetricResource. Watermarks are thresholds / targetThresholds: "

@@ -64,7 +64,8 @@ bool sleep_unless_stopped(milliseconds duration, const std::atomic<bool>& stop) 
 
 }  // namespace
 
-int run_controller(const RunOptions& options, std::ostream& err, const std::atomic<bool>* stop_flag) {
+int run_controller(const RunOptions& options, std::ostream& err,
+                   const std::atomic<bool>* stop_flag) {
   static const std::atomic<bool> never{false};
   const std::atomic<bool>& stop = stop_flag != nullptr ? *stop_flag : never;
 
@@ -75,20 +76,20 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
     ok = false;
   }
   milliseconds interval{0};
-  ok &= parse_flag_duration("--descheduling-interval", options.descheduling_interval, &interval,
-                            err);
+  ok &=
+      parse_flag_duration("--descheduling-interval", options.descheduling_interval, &interval, err);
   LeaderElectionConfig election;
-  ok &= parse_flag_duration("--leader-elect-lease-duration", options.lease_duration,
-                            &election.lease_duration, err);
-  ok &= parse_flag_duration("--leader-elect-renew-deadline", options.renew_deadline,
-                            &election.renew_deadline, err);
-  ok &= parse_flag_duration("--leader-elect-retry-period", options.retry_period,
-                            &election.retry_period, err);
+  bool durations_ok = parse_flag_duration("--leader-elect-lease-duration", options.lease_duration,
+                                          &election.lease_duration, err) &
+                      parse_flag_duration("--leader-elect-renew-deadline", options.renew_deadline,
+                                          &election.renew_deadline, err) &
+                      parse_flag_duration("--leader-elect-retry-period", options.retry_period,
+                                          &election.retry_period, err);
+  ok &= durations_ok;
   election.name = options.lease_name;
   election.namespace_ = options.lease_namespace.empty() ? own_namespace() : options.lease_namespace;
   election.identity = make_identity();
-  if (options.leader_elect && election.retry_period.count() > 0 &&
-      election.renew_deadline.count() > 0 && election.lease_duration.count() > 0) {
+  if (options.leader_elect && durations_ok) {
     if (std::string why = check_leader_election(election); !why.empty()) {
       err << "error: " << why << "\n";
       ok = false;
@@ -157,7 +158,8 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
   std::unique_ptr<LeaderElector> elector;
   if (options.leader_elect && !options.dry_run) {
     elector = std::make_unique<LeaderElector>(
-        election_client, election, [&metrics](bool leading) {
+        election_client, election,
+        [&metrics](bool leading) {
           metrics.set_leader(leading);
           log_line(spdlog::level::info, leading ? "leading" : "standing by", {});
         },
@@ -178,8 +180,8 @@ int run_controller(const RunOptions& options, std::ostream& err, const std::atom
   DeschedulingLoop loop(client, cache, policy, metrics, self_metrics, elector.get(), settings,
                         stop);
 
-  StatusServer server({options.metrics_addr, options.tls_cert_file, options.tls_key_file},
-                      registry, [&loop] { return loop.readiness(); });
+  StatusServer server({options.metrics_addr, options.tls_cert_file, options.tls_key_file}, registry,
+                      [&loop] { return loop.readiness(); });
   if (std::string why = server.start(); !why.empty()) {
     err << "error: " << why << "\n";
     return 2;

@@ -79,8 +79,7 @@ std::string StatusServer::start() {
   s.server->Get("/readyz", [&s](const httplib::Request&, httplib::Response& res) {
     Readiness readiness = s.readiness ? s.readiness() : Readiness{true, ""};
     res.status = readiness.ready ? 200 : 503;
-    res.set_content((readiness.ready ? "ready\n" : "not ready\n") + readiness.detail,
-                    "text/plain");
+    res.set_content((readiness.ready ? "ready\n" : "not ready\n") + readiness.detail, "text/plain");
   });
   s.server->Get("/metrics", [&s](const httplib::Request&, httplib::Response& res) {
     prometheus::TextSerializer serializer;
@@ -98,6 +97,10 @@ std::string StatusServer::start() {
     s.port = port;
   }
   s.thread = std::thread([&s] { s.server->listen_after_bind(); });
+  // stop() only works once the server runs: wait for it, so an early stop cannot hang.
+  for (int i = 0; i < 500 && !s.server->is_running(); ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
   return "";
 }
 

@@ -20,7 +20,7 @@ struct Readiness {
 };
 
 struct StatusServerOptions {
-  std::string address = "0.0.0.0:10258";  // --metrics-addr HOST:PORT (port 0: any free one)
+  std::string address = "0.0.0.0:10258";    // --metrics-addr HOST:PORT (port 0: any free one)
   std::string tls_cert_file, tls_key_file;  // both or neither
 };
 

@@ -24,8 +24,8 @@ std::string text_value(std::string_view value) {
     }
   }
   if (bare) return std::string(value);
-  return nlohmann::json(std::string(value)).dump(-1, ' ', false,
-                                                   nlohmann::json::error_handler_t::replace);
+  return nlohmann::json(std::string(value))
+      .dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 std::string json_string(std::string_view value) {
@@ -61,8 +61,7 @@ void configure_logging(LogFormat format, std::ostream* out) {
   g_format = format;
 }
 
-void log_line(spdlog::level::level_enum level, std::string_view message,
-              const LogFields& fields) {
+void log_line(spdlog::level::level_enum level, std::string_view message, const LogFields& fields) {
   std::string line;
   if (g_format.load() == LogFormat::kJson) {
     line = "\"msg\":" + json_string(message);

@@ -24,9 +24,13 @@ struct StatusText {
 StatusText status_of(long status, const std::string& body) {
   StatusText out;
   nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
-  if (doc.is_object() && doc.value("kind", "") == "Status") {
-    out.reason = doc.value("reason", "");
-    out.message = doc.value("message", "");
+  auto text_of = [&](const char* key) {
+    auto it = doc.find(key);
+    return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+  };
+  if (doc.is_object() && text_of("kind") == "Status") {
+    out.reason = text_of("reason");
+    out.message = text_of("message");
   } else {
     std::string text = body.substr(0, 200);
     while (!text.empty() && (text.back() == '\n' || text.back() == '\r')) text.pop_back();
@@ -139,9 +143,11 @@ void ApiClient::exchange(const std::string& path,
   const std::atomic<bool>* cancel = stream_options.cancel;
   const ClusterAccess& access = access_;
   Impl& impl = *impl_;
-  const std::string what =
-      (write != nullptr ? std::string(write->method) : std::string("GET")) + " " + access.server +
-      path;
+  const int max_attempts = write != nullptr && write->options.max_attempts > 0
+                               ? write->options.max_attempts
+                               : impl.options.max_attempts;
+  const std::string what = (write != nullptr ? std::string(write->method) : std::string("GET")) +
+                           " " + access.server + path;
   milliseconds backoff = impl.options.first_backoff;
   bool refreshed_credentials = false;
   for (int attempt = 1;; ++attempt) {
@@ -156,6 +162,9 @@ void ApiClient::exchange(const std::string& path,
     request.tls = access.tls;
     request.proxy = access.proxy;
     if (on_body == nullptr) request.timeout = impl.options.request_timeout;
+    if (write != nullptr && write->options.timeout.count() > 0) {
+      request.timeout = write->options.timeout;
+    }
     request.idle_timeout = stream_options.idle_timeout;
     request.cancel = cancel;
     // A watch's events must arrive one by one, as the API server sends them (it never
@@ -195,7 +204,7 @@ void ApiClient::exchange(const std::string& path,
       if (result.body_started) {
         throw ApiError(0, "Interrupted", what + ": the answer broke off: " + e.what());
       }
-      if (!e.retryable() || attempt >= impl.options.max_attempts) {
+      if (!e.retryable() || attempt >= max_attempts) {
         using Kind = http::TransportError::Kind;
         std::string reason = e.kind() == Kind::kTls       ? "Tls"
                              : e.kind() == Kind::kTimeout ? "Timeout"
@@ -222,10 +231,10 @@ void ApiClient::exchange(const std::string& path,
     }
     bool retry = write == nullptr ? retryable_status(result.status)
                                   : result.status == 429 && !result.retry_after.empty();
-    if (retry && attempt >= impl.options.max_attempts) retry = false;
+    if (retry && attempt >= max_attempts) retry = false;
     if (write != nullptr && !retry && result.status != 401 && result.status != 403) {
-      *write->answer = ApiAnswer{result.status, std::move(result.error_body), status.reason,
-                                 status.message};
+      *write->answer =
+          ApiAnswer{result.status, std::move(result.error_body), status.reason, status.message};
       return;
     }
     if (retry) {
@@ -270,11 +279,11 @@ void ApiClient::stream(const std::string& path,
   exchange(path, &on_body, nullptr, options);
 }
 
-ApiAnswer ApiClient::send(std::string_view method, const std::string& path,
-                          const std::string& body) {
+ApiAnswer ApiClient::send(std::string_view method, const std::string& path, const std::string& body,
+                          const WriteOptions& options) {
   ApiAnswer answer;
   std::string ok_body;
-  Write write{method, &body, &answer};
+  Write write{method, &body, &answer, options};
   exchange(path, nullptr, &ok_body, StreamOptions{}, &write);
   if (answer.ok()) answer.body = std::move(ok_body);
   return answer;

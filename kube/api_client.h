@@ -44,6 +44,12 @@ struct ApiAnswer {
   bool ok() const { return status >= 200 && status < 300; }
 };
 
+// Per-call limits of a write (ApiClient::send); 0: the client's own.
+struct WriteOptions {
+  int max_attempts = 0;                  // 1: one attempt, whatever happens
+  std::chrono::milliseconds timeout{0};  // the whole request
+};
+
 // Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).
 struct RateLimit {
   double qps = 5;  // requests per second, sustained; <= 0: unlimited
@@ -97,7 +103,9 @@ class ApiClient {
   // the request away). A 429 without Retry-After (an eviction a PodDisruptionBudget forbids), a
   // 409 and a 5xx come back at once. Throws ApiError for 401 (after one credential refresh) and
   // 403 (RBAC: the message names the verb and resource), and when no answer came at all.
-  ApiAnswer send(std::string_view method, const std::string& path, const std::string& body);
+  // `options` bound the attempts and the time (an eviction must not outlive its permission).
+  ApiAnswer send(std::string_view method, const std::string& path, const std::string& body,
+                 const WriteOptions& options = {});
 
   // True when the API serves `group_version` ("topology.volcano.sh/v1alpha1", "v1"): discovery
   // answers it; false for 404 (a CRD that is not installed). Other failures throw ApiError.
@@ -113,6 +121,7 @@ class ApiClient {
     std::string_view method;
     const std::string* body = nullptr;
     ApiAnswer* answer = nullptr;  // receives every answer but 401/403
+    WriteOptions options;
   };
   // One request with retries; `on_body` null: the 2xx body is collected into *body. `write`
   // null: a GET whose non-2xx answers throw.

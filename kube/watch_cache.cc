@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <condition_variable>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
-#include <limits>
 #include <thread>
 
 #include "placement/decode.h"
@@ -75,8 +75,8 @@ std::string string_at(const nlohmann::json& object, const char* a, const char* b
 struct CollectionState {
   const Collection* collection = nullptr;
   std::map<std::string, Snapshot> objects;
-  std::vector<placement::DecodeError> list_errors;                // of the last list
-  std::map<std::string, placement::DecodeError> event_errors;     // by object key, since
+  std::vector<placement::DecodeError> list_errors;             // of the last list
+  std::map<std::string, placement::DecodeError> event_errors;  // by object key, since
   std::string resource_version;
   bool synced = false;
   bool installed = true;

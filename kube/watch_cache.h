@@ -17,8 +17,8 @@
 #include <chrono>
 #include <memory>
 #include <optional>
-#include <string_view>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "kube/api_client.h"
@@ -36,9 +36,9 @@ struct WatchCacheOptions {
 };
 
 struct WatchCacheStats {
-  size_t events = 0;                // watch events applied (bookmarks included)
-  size_t relists = 0;               // lists after the first, per collection summed (410, errors)
-  size_t watches = 0;               // watch requests started
+  size_t events = 0;   // watch events applied (bookmarks included)
+  size_t relists = 0;  // lists after the first, per collection summed (410, errors)
+  size_t watches = 0;  // watch requests started
   // The last error of each collection that has not recovered from it since, e.g. "Pods: GET
   // ...: 403 Forbidden: ..."; cleared by a list, or by a watch that opens or ends on time.
   std::vector<std::string> errors;

@@ -102,4 +102,14 @@ std::string format_rfc3339(std::chrono::system_clock::time_point time) {
   return text;
 }
 
+std::string format_micro_time(std::chrono::system_clock::time_point time) {
+  using namespace std::chrono;
+  std::string whole = format_rfc3339(time);
+  auto micros = duration_cast<microseconds>(time - floor<seconds>(time)).count();
+  char fraction[32];
+  std::snprintf(fraction, sizeof fraction, ".%06lldZ", static_cast<long long>(micros));
+  whole.pop_back();  // the 'Z'
+  return whole + fraction;
+}
+
 }  // namespace loadshift::placement

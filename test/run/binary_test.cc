@@ -76,18 +76,31 @@ struct Process {
 
 TEST_CASE("the real binary runs, serves /healthz /readyz /metrics, and stops on SIGTERM",
           "[run][binary]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
-  Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
-                   "--prometheus", prometheus.url(), "--descheduling-interval", "1h",
-                   "--metrics-addr", "127.0.0.1:0", "--leader-elect",
-                   "--leader-elect-resource-namespace", "kube-system",
-                   "--leader-elect-lease-duration", "3s", "--leader-elect-renew-deadline", "2s",
-                   "--leader-elect-retry-period", "500ms", "--log-format", "json"},
+  Process process({"run",
+                   "--policy",
+                   policy,
+                   "--kubeconfig",
+                   kubeconfig_for(server, tmp),
+                   "--prometheus",
+                   prometheus.url(),
+                   "--descheduling-interval",
+                   "1h",
+                   "--metrics-addr",
+                   "127.0.0.1:0",
+                   "--leader-elect",
+                   "--leader-elect-resource-namespace",
+                   "kube-system",
+                   "--leader-elect-lease-duration",
+                   "3s",
+                   "--leader-elect-renew-deadline",
+                   "2s",
+                   "--leader-elect-retry-period",
+                   "500ms",
+                   "--log-format",
+                   "json"},
                   tmp.path("log"));
   int port = 0;
   REQUIRE(eventually(
@@ -136,7 +149,8 @@ TEST_CASE("the real binary runs, serves /healthz /readyz /metrics, and stops on 
   // The lease is released on the way out: holderIdentity emptied.
   bool released = false;
   for (const nlohmann::json& l : server.objects("/apis/coordination.k8s.io/v1/leases")) {
-    released |= l["metadata"]["name"] == "loadshift" && l["spec"].value("holderIdentity", "x") == "";
+    released |=
+        l["metadata"]["name"] == "loadshift" && l["spec"].value("holderIdentity", "x") == "";
   }
   CHECK(released);
   // One JSON object per line.
@@ -148,11 +162,8 @@ TEST_CASE("the real binary runs, serves /healthz /readyz /metrics, and stops on 
 }
 
 TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits", "[run][binary]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   SECTION("dry run: no write at all") {
     Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
@@ -166,10 +177,10 @@ TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits",
     CHECK_THAT(process.log(), Contains("would evict (dry run)"));
   }
   SECTION("Prometheus unreachable: the one cycle is skipped and the exit code says so") {
-    Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
-                     "--prometheus", "http://127.0.0.1:1", "--descheduling-interval", "0",
-                     "--metrics-addr", "127.0.0.1:0"},
-                    tmp.path("log"));
+    Process process(
+        {"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp), "--prometheus",
+         "http://127.0.0.1:1", "--descheduling-interval", "0", "--metrics-addr", "127.0.0.1:0"},
+        tmp.path("log"));
     int code = process.wait_exit(60);
     INFO(process.log());
     CHECK(code == 1);
@@ -177,9 +188,8 @@ TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits",
     CHECK_THAT(process.log(), Contains("skip_reason=usage_fetch_failed"));
   }
   SECTION("bad flags: exit 2 naming each") {
-    Process process({"run", "--policy", policy, "--descheduling-interval", "soon",
-                     "--log-format", "xml", "--leader-elect", "--leader-elect-renew-deadline",
-                     "20s"},
+    Process process({"run", "--policy", policy, "--descheduling-interval", "soon", "--log-format",
+                     "xml", "--leader-elect", "--leader-elect-renew-deadline", "20s"},
                     tmp.path("log"));
     CHECK(process.wait_exit(10) == 2);
     std::string log = process.log();

@@ -33,11 +33,8 @@ bool has_pod(const FakeApiServer& server, const std::string& name) {
 }  // namespace
 
 TEST_CASE("a cycle evicts the planned pods through the Eviction API, with Events", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy("gracePeriodSeconds: 7\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;  // no workload limit: both pods of the ReplicaSet
@@ -78,24 +75,23 @@ TEST_CASE("a cycle evicts the planned pods through the Eviction API, with Events
     CHECK_THAT(e["note"].get<std::string>(), Contains("te3 cpu"));
   }
   std::string metrics = scrape(*replica.registry);
-  CHECK_THAT(metrics, Contains("descheduler_pods_evicted_total{namespace=\"load-test\",node=\"te3\","
-                               "profile=\"kube-system\",result=\"success\",strategy=\"LoadAware\"} 2"));
+  CHECK_THAT(metrics,
+             Contains("descheduler_pods_evicted_total{namespace=\"load-test\",node=\"te3\","
+                      "profile=\"kube-system\",result=\"success\",strategy=\"LoadAware\"} 2"));
   CHECK_THAT(metrics, Contains("loadshift_cycles_total{result=\"evicted\"} 1"));
   CHECK_THAT(metrics, Contains("loadshift_evictions_by_owner_total{namespace=\"load-test\","
                                "owner=\"low-priority-workload-5f6b7\",owner_kind=\"ReplicaSet\","
                                "result=\"success\"} 2"));
   CHECK_THAT(metrics, Contains("loadshift_node_class{class=\"overutilized\",node=\"te3\"} 1"));
   CHECK_THAT(metrics, Contains("loadshift_usage_node_coverage_ratio 1"));
-  CHECK_THAT(metrics, Contains("descheduler_strategy_duration_seconds_count{profile=\"kube-system\","
-                               "strategy=\"LoadAware\"} 1"));
+  CHECK_THAT(metrics,
+             Contains("descheduler_strategy_duration_seconds_count{profile=\"kube-system\","
+                      "strategy=\"LoadAware\"} 1"));
 }
 
 TEST_CASE("at most N pods of one workload are in flight", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   Replica replica(server, prometheus, tmp, policy);  // default: 1 per workload
 
@@ -152,28 +148,58 @@ TEST_CASE("at most N pods of one workload are in flight", "[run]") {
     third["metadata"].erase("resourceVersion");
     third["spec"]["nodeName"] = "te1";
     server.upsert("/api/v1/pods", third);
-    REQUIRE(eventually([&] { return replica.cache.pod("load-test", "low-priority-workload-5f6b7-zzzzz").has_value(); }));
+    REQUIRE(eventually([&] {
+      return replica.cache.pod("load-test", "low-priority-workload-5f6b7-zzzzz").has_value();
+    }));
     controller::CycleOutcome outcome = replica.cycle();
     CHECK(outcome.evicted == 0);
     CHECK(outcome.skipped == 2);
     CHECK(eviction_bodies(server).empty());
   }
+  SECTION("the two ReplicaSets of a Deployment's rollout are one workload") {
+    // A is of ReplicaSet web-aaa, B of web-bbb (labels pod-template-hash aaa / bbb), B not Ready.
+    std::vector<nlohmann::json> pods = server.objects("/api/v1/pods");
+    for (nlohmann::json& pod : pods) {
+      std::string name = pod["metadata"]["name"];
+      if (name != kHotPodA && name != kHotPodB) continue;
+      std::string hash = name == kHotPodA ? "aaa" : "bbb";
+      pod["metadata"]["labels"]["pod-template-hash"] = hash;
+      pod["metadata"]["ownerReferences"][0]["name"] = "web-" + hash;
+      pod["metadata"]["ownerReferences"][0]["uid"] = "uid-rs-" + hash;
+      if (name == kHotPodB) pod["status"]["conditions"][0]["status"] = "False";
+      pod["metadata"].erase("resourceVersion");
+      server.upsert("/api/v1/pods", pod);
+    }
+    REQUIRE(eventually([&] {
+      auto b = replica.cache.pod("load-test", kHotPodB);
+      auto a = replica.cache.pod("load-test", kHotPodA);
+      return a && b && b->ready == false && a->meta.labels.find("pod-template-hash") != nullptr;
+    }));
+    controller::CycleOutcome outcome = replica.cycle();
+    // B (not Ready) may go; A must wait: Deployment web already has B in flight.
+    CHECK(outcome.evicted == 1);
+    std::vector<nlohmann::json> bodies = eviction_bodies(server);
+    REQUIRE(bodies.size() == 1);
+    CHECK(bodies[0]["metadata"]["name"] == kHotPodB);
+    CHECK_THAT(scrape(*replica.registry),
+               Contains("loadshift_evictions_by_owner_total{namespace=\"load-test\",owner=\"web\","
+                        "owner_kind=\"Deployment\",result=\"success\"} 1"));
+  }
 }
 
 TEST_CASE("a PodDisruptionBudget that forbids the eviction is recorded and the pod skipped",
           "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  server.set_objects("/apis/policy/v1/poddisruptionbudgets",
-                     {nlohmann::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  server.set_objects(
+      "/apis/policy/v1/poddisruptionbudgets",
+      {nlohmann::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
       "metadata":{"name":"lpw","namespace":"load-test","generation":1},
       "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"low-priority-app"}}},
       "status":{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,
                 "expectedPods":2}})")});
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
-  std::string policy = tmp.write("policy.yaml", seed_policy("evictionFailureEventNotification: true\n"));
+  std::string policy =
+      tmp.write("policy.yaml", seed_policy("evictionFailureEventNotification: true\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
@@ -209,29 +235,45 @@ TEST_CASE("the evictor: 404, a replaced pod, retries of 5xx", "[run]") {
   pod.meta.namespace_ = "load-test";
   pod.meta.name = kHotPodA;
   pod.meta.uid = "uid-" + kHotPodA;
+  auto allowed = [] { return std::string(); };
 
+  SECTION("429 from API Priority and Fairness: a failure, not a PDB, and not retried") {
+    server.fail_next("/api/v1/namespaces/load-test/pods/" + kHotPodA + "/eviction", 429, 1, 1);
+    controller::EvictionOutcome outcome = evictor.evict(pod, allowed);
+    CHECK(outcome.result == controller::EvictionResult::kFailed);
+    CHECK(outcome.attempts == 1);
+    CHECK(count_requests(server, "POST", "/eviction") == 1);
+    CHECK(has_pod(server, kHotPodA));
+  }
+  SECTION("no permission: nothing is sent") {
+    controller::EvictionOutcome outcome =
+        evictor.evict(pod, [] { return std::string("lease lost"); });
+    CHECK(outcome.stopped);
+    CHECK(outcome.attempts == 0);
+    CHECK(count_requests(server, "POST", "/eviction") == 0);
+  }
   SECTION("a pod recreated under the same name is never hit") {
     placement::Pod stale = pod;
     stale.meta.uid = "uid-of-an-older-pod";
-    controller::EvictionOutcome outcome = evictor.evict(stale);
+    controller::EvictionOutcome outcome = evictor.evict(stale, allowed);
     CHECK(outcome.result == controller::EvictionResult::kReplaced);
     CHECK(outcome.attempts == 1);
     CHECK(has_pod(server, kHotPodA));
   }
   SECTION("404: already gone") {
     server.remove("/api/v1/pods", "load-test", kHotPodA);
-    CHECK(evictor.evict(pod).result == controller::EvictionResult::kGone);
+    CHECK(evictor.evict(pod, allowed).result == controller::EvictionResult::kGone);
   }
   SECTION("500 twice, then evicted") {
     server.fail_next("/api/v1/namespaces/load-test/pods/" + kHotPodA + "/eviction", 500, 2);
-    controller::EvictionOutcome outcome = evictor.evict(pod);
+    controller::EvictionOutcome outcome = evictor.evict(pod, allowed);
     CHECK(outcome.result == controller::EvictionResult::kEvicted);
     CHECK(outcome.attempts == 3);
     CHECK_FALSE(has_pod(server, kHotPodA));
   }
   SECTION("500 for good: failed after max_attempts, with the API's answer") {
     server.fail_next("/api/v1/namespaces/load-test/pods/" + kHotPodA + "/eviction", 500, 5);
-    controller::EvictionOutcome outcome = evictor.evict(pod);
+    controller::EvictionOutcome outcome = evictor.evict(pod, allowed);
     CHECK(outcome.result == controller::EvictionResult::kFailed);
     CHECK(outcome.attempts == 3);
     CHECK_THAT(outcome.detail, Contains("500"));
@@ -247,28 +289,27 @@ TEST_CASE("the evictor: 404, a replaced pod, retries of 5xx", "[run]") {
 }
 
 TEST_CASE("the policy's eviction limits hold in the controller", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
-  std::string policy = tmp.write("policy.yaml", seed_policy("maxNoOfPodsToEvictPerNode: 1\n"));
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  auto [limit, result] = GENERATE(table<std::string, std::string>(
+      {{"maxNoOfPodsToEvictPerNode", "maximum number of evicted pods per node reached"},
+       {"maxNoOfPodsToEvictPerNamespace", "maximum number of evicted pods per namespace reached"},
+       {"maxNoOfPodsToEvictTotal",
+        "maximum number of evicted pods per a descheduling cycle reached"}}));
+  INFO(limit);
+  std::string policy = tmp.write("policy.yaml", seed_policy(limit + ": 1\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   CHECK(outcome.evicted == 1);
   CHECK(eviction_bodies(server).size() == 1);
-  CHECK_THAT(scrape(*replica.registry),
-             Contains("result=\"maximum number of evicted pods per node reached\""));
+  CHECK_THAT(scrape(*replica.registry), Contains("result=\"" + result + "\""));
 }
 
 TEST_CASE("dry run: the plan is logged and nothing is written", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   std::ostringstream log;
   controller::configure_logging(controller::LogFormat::kJson, &log);
@@ -320,11 +361,8 @@ TEST_CASE("Prometheus down: nothing evicted, and back by itself", "[run]") {
 
 TEST_CASE("a lost API server connection: the cache goes stale, nothing is evicted, it recovers",
           "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
   settings.cache_max_staleness_seconds = 3;
@@ -350,11 +388,8 @@ TEST_CASE("a lost API server connection: the cache goes stale, nothing is evicte
 }
 
 TEST_CASE("an unsynced or unreadable cache plans nothing", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   Replica replica(server, prometheus, tmp, policy);
   nlohmann::json broken = server.objects("/api/v1/pods").front();
@@ -371,11 +406,8 @@ TEST_CASE("an unsynced or unreadable cache plans nothing", "[run]") {
 }
 
 TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the old", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy("", "95"));  // te3 at 92% is fine
   Replica replica(server, prometheus, tmp, policy);
   CHECK(replica.cycle().planned == 0);
@@ -385,7 +417,8 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
   CHECK(outcome.planned == 2);
   CHECK(outcome.evicted == 1);
 
-  tmp.write("policy.yaml", "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles: 7\n");
+  tmp.write("policy.yaml",
+            "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles: 7\n");
   outcome = replica.cycle();
   CHECK(outcome.result != "skipped");
   CHECK(outcome.planned >= 1);  // the 80% policy still runs
@@ -395,11 +428,8 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
 }
 
 TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[run]") {
-  FakeApiServer server;
-  serve_ready_seed(server);
-  FakePrometheus prometheus;
-  prometheus.set_handler(seed_usage_answer);
-  RunTempDir tmp;
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
@@ -460,19 +490,21 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
     pod["metadata"]["uid"] = "uid-recreated";
     pod["metadata"].erase("resourceVersion");
     server.upsert("/api/v1/pods", pod);
-    REQUIRE(eventually([&] { return replica.cache.pod("load-test", kHotPodA)->meta.uid == "uid-recreated"; }));
+    REQUIRE(eventually(
+        [&] { return replica.cache.pod("load-test", kHotPodA)->meta.uid == "uid-recreated"; }));
     controller::ExecutionSummary summary = executor.execute(index, plan, allowed);
     CHECK(summary.evicted == 1);  // the other pod
     bool said = false;
-    for (const auto& e : summary.evictions) said |= e.detail.find("pod replaced") != std::string::npos;
+    for (const auto& e : summary.evictions)
+      said |= e.detail.find("pod replaced") != std::string::npos;
     CHECK(said);
     CHECK(has_pod(server, kHotPodA));
   }
   SECTION("permission withdrawn: nothing from there on") {
+    // Asked twice for the first eviction (before the checks, before the request), then gone.
     int calls = 0;
-    controller::ExecutionSummary summary = executor.execute(index, plan, [&] {
-      return ++calls == 1 ? std::string() : std::string("lease lost");
-    });
+    controller::ExecutionSummary summary = executor.execute(
+        index, plan, [&] { return ++calls <= 2 ? std::string() : std::string("lease lost"); });
     CHECK(summary.evicted == 1);
     CHECK(summary.stopped == "lease lost");
     CHECK(count_requests(server, "POST", "/eviction") == 1);

@@ -5,8 +5,8 @@
 // hidden ("[.]") from plain runs of run_tests and run by the ctest entry run_deploy_rbac.
 #include <cstdlib>
 #include <mutex>
-#include <set>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "test/run/run_fixture.h"
 
@@ -41,7 +41,8 @@ TEST_CASE("the controller needs nothing beyond deploy/base's RBAC", "[.][rbac]")
   const char* file = std::getenv("LOADSHIFT_DEPLOY_RULES");
   REQUIRE(file != nullptr);
   FakeApiServerOptions options;
-  options.tokens = {{"admin-token", "admin"}, {"sa-token", "system:serviceaccount:loadshift:loadshift"}};
+  options.tokens = {{"admin-token", "admin"},
+                    {"sa-token", "system:serviceaccount:loadshift:loadshift"}};
   options.rules["system:serviceaccount:loadshift:loadshift"] = rules_of(file);
   FakeApiServer server(options);
   serve_ready_seed(server);
@@ -56,12 +57,12 @@ TEST_CASE("the controller needs nothing beyond deploy/base's RBAC", "[.][rbac]")
     return seed_usage_answer(r);
   });
   RunTempDir tmp;
-  std::string policy = tmp.write(
-      "policy.yaml",
-      seed_policy("metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: " +
-                  prometheus.url() +
-                  "\n    authToken:\n      secretReference: {namespace: loadshift, name: "
-                  "loadshift-prometheus-token}\n"));
+  std::string policy =
+      tmp.write("policy.yaml",
+                seed_policy("metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: " +
+                            prometheus.url() +
+                            "\n    authToken:\n      secretReference: {namespace: loadshift, name: "
+                            "loadshift-prometheus-token}\n"));
   controller::LeaderElectionConfig election = fast_election("replica-a");
   election.namespace_ = "loadshift";
   Replica replica(server, prometheus, tmp, policy, {}, election, "sa-token");
@@ -101,10 +102,10 @@ TEST_CASE("the Prometheus token Secret is read every cycle", "[run]") {
   RunTempDir tmp;
   std::string policy = tmp.write(
       "policy.yaml",
-      seed_policy("metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: " +
-                  prometheus.url() +
-                  "\n    authToken:\n      secretReference: {namespace: monitoring, name: prom}\n",
-                  "95"));
+      seed_policy(
+          "metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: " + prometheus.url() +
+              "\n    authToken:\n      secretReference: {namespace: monitoring, name: prom}\n",
+          "95"));
   Replica replica(server, prometheus, tmp, policy);
   CHECK(replica.cycle().result == "nothing_to_do");
   {

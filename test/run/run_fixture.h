@@ -73,9 +73,8 @@ inline std::string seed_policy(const std::string& top_level = "",
 inline FakeResponse seed_usage_answer(const FakeRequest& r) {
   std::string q = r.form("query");
   const std::map<std::string, std::pair<const char*, const char*>> usage = {
-      {"te1", {"45", "50"}}, {"te2", {"55", "60"}}, {"te3", {"92", "70"}},
-      {"te4", {"25", "28"}}, {"te5", {"20", "25"}}, {"te6", {"12", "18"}},
-      {"te7", {"48", "40"}}, {"te8", {"15", "22"}}};
+      {"te1", {"45", "50"}}, {"te2", {"55", "60"}}, {"te3", {"92", "70"}}, {"te4", {"25", "28"}},
+      {"te5", {"20", "25"}}, {"te6", {"12", "18"}}, {"te7", {"48", "40"}}, {"te8", {"15", "22"}}};
   std::vector<std::pair<std::map<std::string, std::string>, std::string>> samples;
   if (q.find("container") == std::string::npos) {  // node queries, not the pod ones
     bool memory = q.find("memory") != std::string::npos || q.find("Mem") != std::string::npos;
@@ -98,6 +97,19 @@ inline void serve_ready_seed(FakeApiServer& server) {
   }
   server.set_objects("/api/v1/pods", std::move(pods));
 }
+
+// The seed cluster served Ready, a Prometheus answering the seed usage, a temp dir:
+//   SeedCluster world;
+//   auto& [server, prometheus, tmp] = world;
+struct SeedCluster {
+  FakeApiServer server;
+  FakePrometheus prometheus;
+  RunTempDir tmp;
+  explicit SeedCluster(FakeApiServerOptions options = {}) : server(std::move(options)) {
+    serve_ready_seed(server);
+    prometheus.set_handler(seed_usage_answer);
+  }
+};
 
 inline const std::string kHotPodA = "low-priority-workload-5f6b7-k2x9p";
 inline const std::string kHotPodB = "low-priority-workload-5f6b7-m4n8q";
@@ -163,9 +175,8 @@ struct Replica {
       elector->start();
     }
     if (settings.prometheus_url.empty()) settings.prometheus_url = prometheus.url();
-    loop = std::make_unique<controller::DeschedulingLoop>(client, cache, policy, metrics,
-                                                          self_metrics, elector.get(), settings,
-                                                          stop);
+    loop = std::make_unique<controller::DeschedulingLoop>(
+        client, cache, policy, metrics, self_metrics, elector.get(), settings, stop);
     cache.start();
     REQUIRE(cache.wait_synced(std::chrono::milliseconds(10000)));
   }
@@ -178,7 +189,7 @@ inline controller::LeaderElectionConfig fast_election(const std::string& identit
   config.namespace_ = "kube-system";
   config.name = "loadshift";
   config.identity = identity;
-  config.lease_duration = std::chrono::milliseconds(2000);
+  config.lease_duration = std::chrono::milliseconds(3000);
   config.renew_deadline = std::chrono::milliseconds(1000);
   config.retry_period = std::chrono::milliseconds(200);
   return config;
