@@ -2,7 +2,7 @@
 # Benchmarks: generates the synthetic clusters of ../shared/PERFORMANCE.md in a temporary
 # directory (never committed) and runs bench_placement, bench_plan and bench_kube_sync on them,
 # bench_controller_cycle on the largest; then bench_usage_fetch against a
-# real Prometheus (see below). Prints figures.
+# real Prometheus (see below) and bench_prometheus_decode. Prints figures.
 # usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000; the usage fetch uses
 #        LOADSHIFT_BENCH_USAGE_NODES, default 5000)
 set -euo pipefail
@@ -41,3 +41,7 @@ done
 echo "== node usage fetch: ${LOADSHIFT_BENCH_USAGE_NODES:-5000} nodes, 60 min history"
 /usr/bin/time -f "wall %e s, max RSS %M KiB (largest process: bench, promtool or prometheus)" \
   ./build/test/bench_usage_fetch "${LOADSHIFT_BENCH_USAGE_NODES:-5000}" 60
+
+# Decoding one Prometheus answer of 150,000 series (the controller's pod queries, issue 12).
+echo "== decoding a 150,000-series Prometheus answer (16 MB, synthetic)"
+./build/test/bench_prometheus_decode 150000 5
