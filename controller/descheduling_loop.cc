@@ -278,8 +278,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     if (!summary.stopped.empty()) {
       outcome.why = summary.stopped;
     } else if (plan.evictions.empty()) {
-      outcome.why = plan.notes.empty() ? "the plan has no eviction"
-                                       : "the plan has no eviction: " + plan.notes.front();
+      std::string notes;
+      for (const std::string& note : plan.notes) notes += (notes.empty() ? "" : "; ") + note;
+      outcome.why = notes.empty() ? "the plan has no eviction" : "the plan has no eviction: " + notes;
     }
   };
   try {
