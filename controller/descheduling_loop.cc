@@ -88,7 +88,7 @@ std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::
     answer = client_.send("GET",
                           "/api/v1/namespaces/" + prometheus->auth_secret_namespace + "/secrets/" +
                               prometheus->auth_secret_name,
-                          "");
+                          "", kube::WriteOptions{1, std::chrono::milliseconds(5000)});
   } catch (const kube::ApiError& e) {
     *error = where + ": " + e.what();
     return std::nullopt;
@@ -260,8 +260,8 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     if (elector_ != nullptr) {
       // A request sent while leading is answered or abandoned before another replica can lead.
       auto margin = elector_->config().lease_duration - elector_->config().renew_deadline;
-      evictor_options.request_timeout = std::clamp<std::chrono::milliseconds>(
-          margin, std::chrono::milliseconds(500), std::chrono::milliseconds(5000));
+      evictor_options.request_timeout =
+          std::min<std::chrono::milliseconds>(margin, std::chrono::milliseconds(5000));
     }
     PodEvictor evictor(client_, evictor_options);
     PlanExecutor executor(cache_, evictor, metrics_,
@@ -280,7 +280,8 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     } else if (plan.evictions.empty()) {
       std::string notes;
       for (const std::string& note : plan.notes) notes += (notes.empty() ? "" : "; ") + note;
-      outcome.why = notes.empty() ? "the plan has no eviction" : "the plan has no eviction: " + notes;
+      outcome.why =
+          notes.empty() ? "the plan has no eviction" : "the plan has no eviction: " + notes;
     }
   };
   try {

@@ -50,6 +50,11 @@ std::string check_leader_election(const LeaderElectionConfig& config) {
   if (config.lease_duration <= config.renew_deadline) {
     return "--leader-elect-lease-duration must be longer than --leader-elect-renew-deadline";
   }
+  if (config.lease_duration - config.renew_deadline < milliseconds(1000)) {
+    return "--leader-elect-lease-duration must be at least 1s longer than "
+           "--leader-elect-renew-deadline (an eviction request sent while leading must be "
+           "answered or abandoned within that margin)";
+  }
   if (config.name.empty()) return "--leader-elect-resource-name must not be empty";
   if (config.namespace_.empty()) return "--leader-elect-resource-namespace must not be empty";
   return "";
@@ -260,6 +265,19 @@ void LeaderElector::release() {
   lease["spec"]["renewTime"] = now_micro();
   try {
     kube::ApiAnswer released = client_.send("PUT", path, lease.dump(), write_options());
+    if (released.status == 409) {
+      // The last renewal may have been applied without its answer reaching us: read the Lease
+      // once, and release it only if it is still ours.
+      kube::ApiAnswer current = client_.send("GET", path, "", write_options());
+      json now = json::parse(current.ok() ? current.body : "", nullptr, false);
+      if (now.is_object() && now.contains("spec") && now["spec"].is_object() &&
+          string_field(now["spec"], "holderIdentity") == config_.identity) {
+        now["spec"]["holderIdentity"] = "";
+        now["spec"]["leaseDurationSeconds"] = 1;
+        now["spec"]["renewTime"] = now_micro();
+        released = client_.send("PUT", path, now.dump(), write_options());
+      }
+    }
     log(released.ok() ? "leader election: released Lease " + config_.namespace_ + "/" + config_.name
                       : "leader election: releasing the Lease failed: " +
                             std::to_string(released.status) + " " + released.message);

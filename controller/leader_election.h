@@ -34,8 +34,9 @@ struct LeaderElectionConfig {
   std::chrono::milliseconds retry_period{2000};     // --leader-elect-retry-period
 };
 
-// "" when the durations can work together, else what is wrong (lease_duration > renew_deadline
-// > retry_period > 0, as client-go requires).
+// "" when the durations can work together, else what is wrong: lease_duration >= 1 s and at
+// least 1 s longer than renew_deadline (the margin an eviction request has), renew_deadline >
+// retry_period > 0.
 std::string check_leader_election(const LeaderElectionConfig& config);
 
 // leaseDurationSeconds as written to the Lease: lease_duration rounded up to whole seconds (never

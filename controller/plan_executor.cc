@@ -212,6 +212,10 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       case EvictionResult::kBlockedByPdb:
       case EvictionResult::kFailed:
         ++summary.failed;
+        // A request that got no answer may have evicted the pod: its workload counts it.
+        if (outcome.maybe_evicted && !workload.key.empty() && !in_flight(pod)) {
+          ++workload_in_flight[workload.key];
+        }
         log_line(spdlog::level::warn, "eviction failed", fields);
         metrics_.count_eviction("error", decision.strategy, decision.profile, pod.meta.namespace_,
                                 node, workload.kind, workload.name);

@@ -44,8 +44,8 @@ std::string disruption_budget_cause(const std::string& body) {
 // ("the UID in the precondition (X) does not match the UID in record (Y) ...") and the storage
 // layer's ("Precondition failed: UID in precondition: X, UID in object meta: Y").
 bool uid_precondition_failed(const std::string& message) {
-  return message.find("Precondition failed") != std::string::npos ||
-         message.find("does not match the UID in record") != std::string::npos;
+  return message.find("UID in precondition") != std::string::npos ||
+         message.find("the UID in the precondition (") != std::string::npos;
 }
 
 }  // namespace
@@ -81,38 +81,55 @@ EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermissio
   const std::string path =
       "/api/v1/namespaces/" + pod.meta.namespace_ + "/pods/" + pod.meta.name + "/eviction";
   const std::string body = eviction.dump();
-  const kube::WriteOptions one_attempt{1, options_.request_timeout};
+  // Asked again right before the request leaves (after any rate-limit wait).
+  const std::function<std::string()> permission = may_send;
+  const kube::WriteOptions one_attempt{1, options_.request_timeout, &permission};
   EvictionOutcome outcome;
+  bool maybe_done = false;  // an attempt got no answer: the eviction may have been carried out
   auto backoff = options_.first_backoff;
   for (int attempt = 1;; ++attempt) {
-    if (std::string why_not = may_send(); !why_not.empty()) {
+    auto stop = [&](const std::string& why_not) {
       outcome.result = EvictionResult::kFailed;
       outcome.stopped = true;
+      outcome.maybe_evicted = maybe_done;
       outcome.detail = why_not + (outcome.detail.empty() ? "" : "; last answer: " + outcome.detail);
       return outcome;
-    }
-    outcome.attempts = attempt;
+    };
+    if (std::string why_not = may_send(); !why_not.empty()) return stop(why_not);
     kube::ApiAnswer answer;
     bool answered = true;
     try {
       answer = client_.send("POST", path, body, one_attempt);
     } catch (const kube::ApiError& e) {
+      outcome.attempts = attempt;
       if (e.status() == 401 || e.status() == 403) {  // configuration: another try cannot help
         outcome.result = EvictionResult::kFailed;
         outcome.detail = e.what();
         return outcome;
       }
       answered = false;  // no answer (connection, timeout): the eviction may or may not be done
+      maybe_done = true;
       outcome.detail = e.what();
     }
     if (answered) {
+      if (answer.status == 0 && answer.reason == "NotAllowed") return stop(answer.message);
+      outcome.attempts = attempt;
       outcome.detail = answer.message;
       if (answer.ok()) {
         outcome.result = EvictionResult::kEvicted;
         outcome.detail.clear();
         return outcome;
       }
-      if (answer.status == 404) {
+      const bool gone = answer.status == 404;
+      const bool replaced = answer.status == 409 && uid_precondition_failed(answer.message);
+      if ((gone || replaced) && maybe_done) {
+        // An earlier attempt that got no answer did it: the pod went (or was replaced) since.
+        outcome.result = EvictionResult::kEvicted;
+        outcome.detail =
+            "an earlier attempt got no answer; the pod is gone now (" + answer_text(answer) + ")";
+        return outcome;
+      }
+      if (gone) {
         outcome.result = EvictionResult::kGone;
         return outcome;
       }
@@ -122,7 +139,7 @@ EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermissio
         outcome.detail = answer_text(answer) + (cause.empty() ? "" : " (" + cause + ")");
         return outcome;
       }
-      if (answer.status == 409 && uid_precondition_failed(answer.message)) {
+      if (replaced) {
         outcome.result = EvictionResult::kReplaced;
         return outcome;
       }
@@ -131,6 +148,7 @@ EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermissio
     const bool retryable = !answered || answer.status == 409 || answer.status >= 500;
     if (!retryable || attempt >= options_.max_attempts) {
       outcome.result = EvictionResult::kFailed;
+      outcome.maybe_evicted = maybe_done;
       if (attempt > 1) outcome.detail += " (after " + std::to_string(attempt) + " attempts)";
       return outcome;
     }
@@ -170,7 +188,8 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
   const std::string path = "/apis/events.k8s.io/v1/namespaces/" + pod.meta.namespace_ + "/events";
   try {
     kube::ApiAnswer answer =
-        client_.send("POST", path, body.dump(-1, ' ', false, json::error_handler_t::replace));
+        client_.send("POST", path, body.dump(-1, ' ', false, json::error_handler_t::replace),
+                     kube::WriteOptions{1, options_.request_timeout});
     if (answer.ok()) return "";
     return "Event for " + pod.key() + ": " + answer_text(answer);
   } catch (const kube::ApiError& e) {

@@ -35,6 +35,7 @@ struct EvictionOutcome {
   std::string detail;    // the API's message ("Cannot evict pod as it would violate ..."), or ""
   int attempts = 0;      // requests sent
   bool stopped = false;  // may_send said no before the outcome was known
+  bool maybe_evicted = false;  // failed or stopped after a request that got no answer
 };
 
 struct PodEvictorOptions {

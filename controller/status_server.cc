@@ -105,6 +105,12 @@ std::string StatusServer::start() {
 }
 
 void StatusServer::stop() {
+  if (impl_->server && impl_->thread.joinable()) {
+    // stop() is a no-op until the listen loop runs: wait for it (it starts at once).
+    for (int i = 0; i < 3000 && !impl_->server->is_running(); ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
   if (impl_->server) impl_->server->stop();
   if (impl_->thread.joinable()) impl_->thread.join();
 }

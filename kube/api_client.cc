@@ -194,6 +194,12 @@ void ApiClient::exchange(const std::string& path,
       return true;
     };
     if (stream_options.rate_limited || attempt > 1) impl.take_token();
+    if (write != nullptr && write->options.permission != nullptr) {
+      if (std::string why_not = (*write->options.permission)(); !why_not.empty()) {
+        *write->answer = ApiAnswer{0, "", "NotAllowed", why_not};
+        return;
+      }
+    }
     ++impl.sent;
     auto http_client = impl.borrow();
     try {

@@ -46,8 +46,14 @@ struct ApiAnswer {
 
 // Per-call limits of a write (ApiClient::send); 0: the client's own.
 struct WriteOptions {
-  int max_attempts = 0;                  // 1: one attempt, whatever happens
+  // 1: no retry of any answer or failure (the one credential refresh after a 401 aside, which
+  // asks `permission` again before it goes out).
+  int max_attempts = 0;
   std::chrono::milliseconds timeout{0};  // the whole request
+  // Asked right before each request leaves (after the rate-limit wait and the credentials): ""
+  // lets it go; anything else sends nothing, and send() returns status 0, reason "NotAllowed",
+  // that text as message. May be null.
+  const std::function<std::string()>* permission = nullptr;
 };
 
 // Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).

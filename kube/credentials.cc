@@ -63,7 +63,8 @@ ProcessResult run_plugin(const ExecPlugin& plugin) {
   for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
     std::string entry(*e);
     size_t equals = entry.find('=');
-    if (equals != std::string::npos) environment[entry.substr(0, equals)] = entry.substr(equals + 1);
+    if (equals != std::string::npos)
+      environment[entry.substr(0, equals)] = entry.substr(equals + 1);
   }
   for (const auto& [name, value] : plugin.env) environment[name] = value;
   nlohmann::json info = {{"apiVersion", plugin.api_version},
@@ -176,11 +177,15 @@ struct Credentials::State {
     nlohmann::json doc = nlohmann::json::parse(run.out, nullptr, false);
     const std::string prefix =
         plugin.origin + ": exec credential plugin " + plugin.command + " printed ";
-    if (!doc.is_object() || doc.value("kind", "") != "ExecCredential") {
+    auto text_of = [&](const char* key) {
+      auto it = doc.find(key);
+      return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
+    };
+    if (!doc.is_object() || text_of("kind") != "ExecCredential") {
       throw ConfigError(prefix + "no ExecCredential JSON object");
     }
-    if (doc.value("apiVersion", "") != plugin.api_version) {
-      throw ConfigError(prefix + "apiVersion \"" + doc.value("apiVersion", "") + "\", expected \"" +
+    if (text_of("apiVersion") != plugin.api_version) {
+      throw ConfigError(prefix + "apiVersion \"" + text_of("apiVersion") + "\", expected \"" +
                         plugin.api_version + "\" as the kubeconfig asks");
     }
     const nlohmann::json* status = doc.contains("status") ? &doc["status"] : nullptr;

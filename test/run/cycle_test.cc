@@ -501,10 +501,11 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
     CHECK(has_pod(server, kHotPodA));
   }
   SECTION("permission withdrawn: nothing from there on") {
-    // Asked twice for the first eviction (before the checks, before the request), then gone.
+    // Asked three times for the first eviction (before the checks, before the attempt, right
+    // before the request leaves), then gone.
     int calls = 0;
     controller::ExecutionSummary summary = executor.execute(
-        index, plan, [&] { return ++calls <= 2 ? std::string() : std::string("lease lost"); });
+        index, plan, [&] { return ++calls <= 3 ? std::string() : std::string("lease lost"); });
     CHECK(summary.evicted == 1);
     CHECK(summary.stopped == "lease lost");
     CHECK(count_requests(server, "POST", "/eviction") == 1);
