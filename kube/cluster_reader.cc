@@ -45,7 +45,7 @@ const std::vector<Collection>& plan_collections() {
 
 void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from) {
   move_all(into.nodes, from.nodes);
-  move_all(into.pods, from.pods);
+  into.pods.append(std::move(from.pods));
   move_all(into.priority_classes, from.priority_classes);
   move_all(into.pdbs, from.pdbs);
   move_all(into.hyper_nodes, from.hyper_nodes);

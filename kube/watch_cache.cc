@@ -55,7 +55,7 @@ void copy_all(std::vector<T>& into, const std::vector<T>& from) {
 
 void append_copy(Snapshot& into, const Snapshot& from) {
   copy_all(into.nodes, from.nodes);
-  copy_all(into.pods, from.pods);
+  into.pods.append(from.pods);
   copy_all(into.priority_classes, from.priority_classes);
   copy_all(into.pdbs, from.pdbs);
   copy_all(into.hyper_nodes, from.hyper_nodes);
