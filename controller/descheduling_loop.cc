@@ -217,7 +217,8 @@ CycleOutcome DeschedulingLoop::run_cycle() {
       log_line(spdlog::level::warn, "usage warning", {{"warning", warning}});
     }
 
-    placement::Snapshot snapshot = cache_.snapshot();
+    // Const: reading pods through a const snapshot never copies the ones it shares.
+    const placement::Snapshot snapshot = cache_.snapshot();
     metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 

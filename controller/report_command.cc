@@ -10,7 +10,6 @@
 #include "controller/usage_sources.h"
 #include "placement/cluster_index.h"
 #include "placement/rfc3339.h"
-#include "policy/http_url.h"
 #include "policy/loader.h"
 #include "strategies/plan.h"
 
@@ -32,14 +31,7 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
            "Prometheus URL, not both\n";
     ok = false;
   }
-  if (!options.prometheus_url.empty()) {
-    if (std::string why = policy::check_http_url(options.prometheus_url); !why.empty()) {
-      err << "error: --prometheus: expected an http(s) URL such as "
-             "http://prometheus.monitoring.svc:9090, found \""
-          << options.prometheus_url << "\": " << why << "\n";
-      ok = false;
-    }
-  }
+  if (!check_prometheus_flag(options.prometheus_url, err)) ok = false;
   if (!options.at.empty()) {
     *at = placement::parse_rfc3339(options.at);
     if (!*at) {

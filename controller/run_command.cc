@@ -17,7 +17,6 @@
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
 #include "policy/field_reader.h"
-#include "policy/http_url.h"
 
 namespace loadshift::controller {
 namespace {
@@ -100,13 +99,7 @@ int run_controller(const RunOptions& options, std::ostream& err,
     err << "error: --log-format: expected text or json, found \"" << options.log_format << "\"\n";
     ok = false;
   }
-  if (!options.prometheus_url.empty()) {
-    if (std::string why = policy::check_http_url(options.prometheus_url); !why.empty()) {
-      err << "error: --prometheus: expected an http(s) URL, found \"" << options.prometheus_url
-          << "\": " << why << "\n";
-      ok = false;
-    }
-  }
+  if (!check_prometheus_flag(options.prometheus_url, err)) ok = false;
   if (options.max_in_flight_per_workload < 0) {
     err << "error: --max-in-flight-per-workload: expected an integer >= 0 (0: no limit), found "
         << options.max_in_flight_per_workload << "\n";

@@ -7,7 +7,6 @@
 #include "controller/snapshot_writer.h"
 #include "controller/usage_sources.h"
 #include "placement/rfc3339.h"
-#include "policy/http_url.h"
 #include "policy/loader.h"
 
 namespace loadshift::controller {
@@ -24,13 +23,7 @@ bool check_flags(const SnapshotOptions& options, std::ostream& err,
     err << "error: --usage-output: needs --policy FILE (the policy says where usage comes from)\n";
     ok = false;
   }
-  if (!options.prometheus_url.empty()) {
-    if (std::string why = policy::check_http_url(options.prometheus_url); !why.empty()) {
-      err << "error: --prometheus: expected an http(s) URL, found \"" << options.prometheus_url
-          << "\": " << why << "\n";
-      ok = false;
-    }
-  }
+  if (!check_prometheus_flag(options.prometheus_url, err)) ok = false;
   if (!options.at.empty()) {
     *at = placement::parse_rfc3339(options.at);
     if (!*at) {

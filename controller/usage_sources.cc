@@ -3,6 +3,7 @@
 #include <variant>
 
 #include "metrics/file_source.h"
+#include "policy/http_url.h"
 
 namespace loadshift::controller {
 namespace {
@@ -102,6 +103,16 @@ bool reads_node_usage(const policy::Policy& policy) {
 }
 
 }  // namespace
+
+bool check_prometheus_flag(const std::string& url, std::ostream& err) {
+  if (url.empty()) return true;
+  std::string why = policy::check_http_url(url);
+  if (why.empty()) return true;
+  err << "error: --prometheus: expected an http(s) URL such as "
+         "http://prometheus.monitoring.svc:9090, found \""
+      << url << "\": " << why << "\n";
+  return false;
+}
 
 metrics::UsageRequest usage_request(const policy::Policy& policy) {
   metrics::UsageRequest request =

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,10 @@ struct UsageFlags {
   // caller read that Secret (the controller does); sent to the metricsProviders url.
   std::optional<std::string> providers_token;
 };
+
+// Checks --prometheus URL (empty: not given, fine); writes the problem to `err` and returns
+// false. The same check for every command that takes the flag.
+bool check_prometheus_flag(const std::string& url, std::ostream& err);
 
 // The LoadAware whose metrics block names the usage source: strategies::first_load_aware (the
 // first one enabled under balance), so the report fetches with the settings the plan runs with.
