@@ -61,6 +61,7 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
       gpus_(snapshot, options_.gpu) {
   const size_t node_count = snapshot.nodes.size();
   node_by_name_.reserve(node_count);
+  soft_tainted_.reserve(node_count);
   std::set<std::string> pools;
   for (NodeId id = 0; id < node_count; ++id) {
     const Node& node = snapshot.nodes[id];
@@ -68,6 +69,9 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
       warnings_.push_back("node " + node.meta.name + " appears twice; the first one is used");
     }
     if (const std::string* pool = node.meta.labels.find(options_.pool_label)) pools.insert(*pool);
+    soft_tainted_.push_back(std::any_of(node.taints.begin(), node.taints.end(), [](const Taint& t) {
+      return t.effect == TaintEffect::kPreferNoSchedule;
+    }));
   }
   known_pools_.assign(pools.begin(), pools.end());
 
@@ -127,8 +131,8 @@ void ClusterIndex::build_constraint_classes() {
   std::vector<uint32_t> class_of_pod(pods.size());
   std::vector<uint32_t> members;
   for (PodId id = 0; id < pods.size(); ++id) {
-    auto [it, added] = class_of_key.try_emplace(constraints_key(pods[id]),
-                                                static_cast<uint32_t>(members.size()));
+    auto [it, added] =
+        class_of_key.try_emplace(constraints_key(pods[id]), static_cast<uint32_t>(members.size()));
     if (added) members.push_back(0);
     class_of_pod[id] = it->second;
     ++members[it->second];

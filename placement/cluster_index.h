@@ -53,14 +53,14 @@ class ClusterIndex {
   const ResourceList& requested(NodeId node) const { return requested_[node]; }
   // Host ports in use on `node`, sorted.
   const std::vector<int32_t>& host_ports(NodeId node) const { return host_ports_[node]; }
+  // Whether `node` has a PreferNoSchedule taint (the only ones a target's score counts).
+  bool soft_tainted(NodeId node) const { return soft_tainted_[node]; }
   // effective_requests(pod), computed once.
   const ResourceList& requests(PodId pod) const { return requests_[pod]; }
 
   // Why the pod may never be moved (GPU pinning, DRA, preferred node-affinity terms the
   // scheduler cannot parse, claims without a known volume, ...), or empty. Computed once.
-  const std::optional<std::string>& unmovable_reason(PodId pod) const {
-    return unmovable_[pod];
-  }
+  const std::optional<std::string>& unmovable_reason(PodId pod) const { return unmovable_[pod]; }
 
   // Pods with the same scheduling constraints (tolerations, nodeSelector, required node
   // affinity) form one class: the node rules that depend only on those and on the node (ready,
@@ -109,6 +109,7 @@ class ClusterIndex {
   std::vector<std::vector<PodId>> pods_on_node_;
   std::vector<ResourceList> requested_;
   std::vector<std::vector<int32_t>> host_ports_;
+  std::vector<bool> soft_tainted_;
   std::vector<ResourceList> requests_;
   std::vector<std::optional<std::string>> unmovable_;
   std::vector<std::string> known_pools_;

@@ -9,8 +9,8 @@ namespace {
 
 double free_fraction(int64_t allocatable, int64_t used) {
   if (allocatable <= 0) return 0;
-  return std::clamp(static_cast<double>(allocatable - used) / static_cast<double>(allocatable),
-                    0.0, 1.0);
+  return std::clamp(static_cast<double>(allocatable - used) / static_cast<double>(allocatable), 0.0,
+                    1.0);
 }
 
 }  // namespace
@@ -106,7 +106,9 @@ TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) co
   const Node& node = snapshot.nodes[node_id];
   TargetScore score;
   score.preferred_affinity = preferred_affinity_score(pod, node);
-  score.untolerated_soft_taints = untolerated_prefer_no_schedule(pod, node);
+  if (index_.soft_tainted(node_id)) {
+    score.untolerated_soft_taints = untolerated_prefer_no_schedule(pod, node);
+  }
   score.topology_tier = network_topology_tier(snapshot, index_.hyper_nodes(), index_.gangs(),
                                               pod_id, node_id, ledger);
   const ResourceList& requested = index_.requested(node_id);
@@ -114,8 +116,8 @@ TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) co
   const ResourceList& request = index_.requests(pod_id);
   double cpu = free_fraction(node.allocatable.cpu_milli,
                              requested.cpu_milli + reserved.cpu_milli + request.cpu_milli);
-  double memory = free_fraction(node.allocatable.memory,
-                                requested.memory + reserved.memory + request.memory);
+  double memory =
+      free_fraction(node.allocatable.memory, requested.memory + reserved.memory + request.memory);
   score.free_fraction_after = (cpu + memory) / 2;
   return score;
 }

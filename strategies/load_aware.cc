@@ -79,6 +79,7 @@ class LoadAware {
       return;
     }
     choose_targets();
+    caps_ = TargetCaps(snapshot_, high_, predicted_);
     predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return estimated_load(ctx_, pod); });
     for (NodeId source : sources_in_order()) relieve(source);
   }
@@ -390,7 +391,7 @@ class LoadAware {
         ctx_.skip(pod, kName, std::move(*limit));
         continue;
       }
-      TargetSearch search = find_target(ctx_, pod, targets_, predicted_, high_, chosen.load,
+      TargetSearch search = find_target(ctx_, pod, targets_, predicted_, caps_, chosen.load,
                                         TargetOrder::kBest, no_targets_);
       if (!search.target) {
         ctx_.skip(pod, kName, search.why_not);
@@ -419,6 +420,7 @@ class LoadAware {
   const placement::Snapshot& snapshot_;
   PredictedUsage predicted_;
   std::vector<Percentages> high_;  // by node: targetThresholds in effect
+  TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_, targets_;
   std::string no_targets_ = "no underutilized node";
 };

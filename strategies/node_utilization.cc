@@ -269,6 +269,7 @@ class NodeUtilization {
   bool metric_resource_ = false;
   PredictedUsage predicted_;
   std::vector<Percentages> high_;  // by node: the cap a target must stay within (may be empty)
+  TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_;
 };
 
@@ -288,6 +289,7 @@ class LowNodeUtilization : public NodeUtilization {
     if (over_.empty()) return;
     if (!enough_underutilized(nodes_text(over_.size()) + " overutilized")) return;
     targets_ = matching_scope(under_);
+    caps_ = TargetCaps(snapshot_, high_, predicted_);
     predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return load_of(pod); });
     std::vector<std::pair<double, NodeId>> sources;
     for (NodeId node : over_) {
@@ -345,7 +347,7 @@ class LowNodeUtilization : public NodeUtilization {
         continue;
       }
       TargetSearch search =
-          find_target(ctx_, pod, targets_, predicted_, high_, load, TargetOrder::kBest,
+          find_target(ctx_, pod, targets_, predicted_, caps_, load, TargetOrder::kBest,
                       nodes_text(under_.size()) + " underutilized, none matching nodeSelector");
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);
@@ -413,6 +415,7 @@ class HighNodeUtilization : public NodeUtilization {
       by_load.emplace_back(-load_of_node(node), node);
     std::sort(by_load.begin(), by_load.end());
     for (const auto& entry : by_load) targets_.push_back(entry.second);
+    caps_ = TargetCaps(snapshot_, high_, predicted_);
     std::vector<std::pair<double, NodeId>> sources;
     for (NodeId node : under_) sources.emplace_back(load_of_node(node), node);
     std::sort(sources.begin(), sources.end());
@@ -434,7 +437,7 @@ class HighNodeUtilization : public NodeUtilization {
       }
       PodAmounts load = load_of(pod);
       TargetSearch search =
-          find_target(ctx_, pod, targets_, predicted_, high_, load, TargetOrder::kFirstFeasible,
+          find_target(ctx_, pod, targets_, predicted_, caps_, load, TargetOrder::kFirstFeasible,
                       "no schedulable node that is not underutilized matches nodeSelector");
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);

@@ -81,7 +81,16 @@ PredictedUsage::PredictedUsage(const placement::Snapshot& snapshot,
     : snapshot_(snapshot),
       resources_(std::move(resources)),
       usage_(snapshot.nodes.size()),
+      by_index_(snapshot.nodes.size() * resources_.size(), 0.0),
       known_(snapshot.nodes.size(), false) {}
+
+void PredictedUsage::copy_to_index(NodeId node) {
+  const Percentages& usage = usage_[node];
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    auto it = usage.find(resources_[i]);
+    by_index_[node * resources_.size() + i] = it == usage.end() ? 0 : it->second;
+  }
+}
 
 void PredictedUsage::set(NodeId node, const Percentages& usage) {
   Percentages& mine = usage_[node];
@@ -90,6 +99,7 @@ void PredictedUsage::set(NodeId node, const Percentages& usage) {
     auto it = usage.find(resource);
     mine[resource] = it == usage.end() ? 0 : it->second;
   }
+  copy_to_index(node);
   known_[node] = true;
 }
 
@@ -108,9 +118,11 @@ void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
       double& now = usage_[from][resource];
       now = std::max(0.0, now - value);
     }
+    copy_to_index(from);
   }
   if (to != placement::kNoNode && known_[to]) {
     for (auto& [resource, value] : share(to, load)) usage_[to][resource] += value;
+    copy_to_index(to);
   }
 }
 

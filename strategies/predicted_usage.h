@@ -49,6 +49,9 @@ class PredictedUsage {
   // Predicted usage of a known node (empty for unknown ones).
   const Percentages& of(NodeId node) const { return usage_[node]; }
   const std::vector<std::string>& resources() const { return resources_; }
+  // of(node) at resources()[i], read without a map lookup (the target search's inner loop); 0
+  // on unknown nodes.
+  double tracked(NodeId node, size_t i) const { return by_index_[node * resources_.size() + i]; }
 
   // The pod's share of `node` per tracked resource.
   Percentages share(NodeId node, const PodAmounts& load) const;
@@ -60,9 +63,12 @@ class PredictedUsage {
   void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
 
  private:
+  void copy_to_index(NodeId node);
+
   const placement::Snapshot& snapshot_;
   std::vector<std::string> resources_;
   std::vector<Percentages> usage_;
+  std::vector<double> by_index_;  // usage_ again: one row per node, one column per resource
   std::vector<bool> known_;
 };
 

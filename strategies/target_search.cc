@@ -1,7 +1,9 @@
 #include "strategies/target_search.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
+#include <set>
 
 namespace loadshift::strategies {
 namespace {
@@ -53,22 +55,56 @@ class RejectionSummary {
   std::map<std::string, std::vector<NodeId>> groups_;
 };
 
-// The first resource whose watermark the pod would push the node over, or "".
-std::string over_watermark(const placement::Node& node, const Percentages& now,
-                           const PodAmounts& load, const Percentages& high) {
-  for (const auto& [resource, watermark] : high) {
-    auto current = now.find(resource);
-    double after = (current == now.end() ? 0 : current->second) +
-                   percent_of(node, resource, load.amount(resource));
-    if (after > watermark) return resource;
-  }
-  return "";
-}
-
 }  // namespace
 
+TargetCaps::TargetCaps(const placement::Snapshot& snapshot, const std::vector<Percentages>& high,
+                       const PredictedUsage& predicted) {
+  std::set<std::string> named;
+  for (const Percentages& caps : high) {
+    for (const auto& entry : caps) named.insert(entry.first);
+  }
+  resources_.assign(named.begin(), named.end());
+  const std::vector<std::string>& tracked = predicted.resources();
+  for (const std::string& resource : resources_) {
+    auto it = std::find(tracked.begin(), tracked.end(), resource);
+    tracked_.push_back(it == tracked.end() ? kUntracked
+                                           : static_cast<size_t>(it - tracked.begin()));
+  }
+  cells_.reserve(high.size() * resources_.size());
+  for (NodeId node = 0; node < high.size(); ++node) {
+    for (const std::string& resource : resources_) {
+      auto cap = high[node].find(resource);
+      cells_.push_back(
+          Cell{cap == high[node].end() ? std::numeric_limits<double>::infinity() : cap->second,
+               allocatable_of(snapshot.nodes[node], resource)});
+    }
+  }
+}
+
+std::vector<double> TargetCaps::amounts(const PodAmounts& load) const {
+  std::vector<double> out;
+  out.reserve(resources_.size());
+  for (const std::string& resource : resources_) out.push_back(load.amount(resource));
+  return out;
+}
+
+const std::string* TargetCaps::exceeded(NodeId node, std::span<const double> amounts,
+                                        const PredictedUsage& predicted) const {
+  const Cell* row = cells_.data() + static_cast<size_t>(node) * resources_.size();
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    if (row[i].cap == std::numeric_limits<double>::infinity()) continue;
+    double now = tracked_[i] == kUntracked ? 0 : predicted.tracked(node, tracked_[i]);
+    // percent_of, with the allocatable looked up once per table.
+    double share = row[i].allocatable > 0 ? 100.0 * amounts[i] / row[i].allocatable
+                   : amounts[i] <= 0      ? 0
+                                          : 1e9;
+    if (now + share > row[i].cap) return &resources_[i];
+  }
+  return nullptr;
+}
+
 TargetSearch find_target(const PlanContext& ctx, PodId pod, std::span<const NodeId> candidates,
-                         const PredictedUsage& predicted, const std::vector<Percentages>& high,
+                         const PredictedUsage& predicted, const TargetCaps& caps,
                          const PodAmounts& load, TargetOrder order,
                          const std::string& no_candidates) {
   TargetSearch out;
@@ -77,15 +113,14 @@ TargetSearch find_target(const PlanContext& ctx, PodId pod, std::span<const Node
     return out;
   }
   std::vector<NodeId> within;
-  std::vector<std::pair<NodeId, std::string>> over;  // reasons are built only when needed
+  std::vector<std::pair<NodeId, const std::string*>> over;  // reasons are built only when needed
   within.reserve(candidates.size());
+  std::vector<double> amounts = caps.amounts(load);
   for (NodeId node : candidates) {
-    std::string resource =
-        over_watermark(ctx.snapshot().nodes[node], predicted.of(node), load, high[node]);
-    if (resource.empty()) {
-      within.push_back(node);
+    if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
+      over.emplace_back(node, resource);
     } else {
-      over.emplace_back(node, std::move(resource));
+      within.push_back(node);
     }
   }
   const placement::Placer& placer = ctx.placer();
@@ -116,7 +151,7 @@ TargetSearch find_target(const PlanContext& ctx, PodId pod, std::span<const Node
   }
   RejectionSummary summary;
   for (const auto& entry : over) {
-    summary.add(entry.second + " would exceed targetThresholds", entry.first);
+    summary.add(*entry.second + " would exceed targetThresholds", entry.first);
   }
   for (NodeId node : within) summary.add(placer.fits(pod, node, ctx.ledger()), node);
   out.why_not = summary.text(ctx.snapshot());
