@@ -6,6 +6,8 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 namespace loadshift::metrics {
 
@@ -166,10 +168,13 @@ void apply_sustained(const std::optional<QueryAnswer>& answer, std::span<const N
   }
 }
 
-// namespace/pod -> value from one pod query; problems become one warning per kind.
-std::map<std::string, double> pod_values(const QueryAnswer& answer, Findings& findings) {
-  std::map<std::string, double> values;
-  std::set<std::string> duplicates;
+// namespace/pod -> value from one pod query, sorted by key with no key twice; problems become
+// one warning per kind. (A sorted vector, not a map: 150,000 series are sorted once instead of
+// inserted one by one.)
+using PodValues = std::vector<std::pair<std::string, double>>;
+PodValues pod_values(const QueryAnswer& answer, Findings& findings) {
+  PodValues values;
+  values.reserve(answer.result->samples.size());
   size_t unlabeled = 0, bad = 0;
   std::vector<std::string> bad_examples;
   for (const Sample& sample : answer.result->samples) {
@@ -186,8 +191,20 @@ std::map<std::string, double> pod_values(const QueryAnswer& answer, Findings& fi
       }
       continue;
     }
-    std::string key = ns->second + "/" + pod->second;
-    if (!values.emplace(key, sample.value).second) duplicates.insert(key);
+    std::string key;
+    key.reserve(ns->second.size() + 1 + pod->second.size());
+    key.append(ns->second).append(1, '/').append(pod->second);
+    values.emplace_back(std::move(key), sample.value);
+  }
+  std::sort(values.begin(), values.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  // Every key that appears twice or more, once.
+  std::vector<std::string> duplicates;
+  for (size_t i = 1; i < values.size(); ++i) {
+    if (values[i].first == values[i - 1].first &&
+        (duplicates.empty() || duplicates.back() != values[i].first)) {
+      duplicates.push_back(values[i].first);
+    }
   }
   const std::string prefix = answer.name + " query: ";
   if (unlabeled > 0) {
@@ -208,7 +225,9 @@ std::map<std::string, double> pod_values(const QueryAnswer& answer, Findings& fi
     findings.warn(prefix + std::to_string(duplicates.size()) +
                   " pod(s) with duplicate series (e.g. " + join(shown, ", ") +
                   "): those pods use their requests");
-    for (const auto& key : duplicates) values.erase(key);
+    std::erase_if(values, [&](const auto& entry) {
+      return std::binary_search(duplicates.begin(), duplicates.end(), entry.first);
+    });
   }
   return values;
 }
@@ -231,18 +250,25 @@ void apply_pods(const FetchAnswers& answers, UsageMap& usage, Findings& findings
     }
   }
   if (!usable) return;
-  std::map<std::string, double> cpu = pod_values(*answers.pod_cpu, findings);
-  std::map<std::string, double> memory = pod_values(*answers.pod_memory, findings);
+  PodValues cpu = pod_values(*answers.pod_cpu, findings);
+  PodValues memory = pod_values(*answers.pod_memory, findings);
+  // Both sorted: one merge pass; the pods with both go in at the map's end (no search).
   size_t cpu_only = 0, memory_only = 0;
-  for (const auto& [key, milli] : cpu) {
-    auto it = memory.find(key);
-    if (it == memory.end()) {
+  auto c = cpu.begin(), m = memory.begin();
+  while (c != cpu.end() || m != memory.end()) {
+    if (m == memory.end() || (c != cpu.end() && c->first < m->first)) {
       ++cpu_only;
-      continue;
+      ++c;
+    } else if (c == cpu.end() || m->first < c->first) {
+      ++memory_only;
+      ++m;
+    } else {
+      usage.pods.emplace_hint(usage.pods.end(), std::move(c->first),
+                              PodUsage{c->second, m->second});
+      ++c;
+      ++m;
     }
-    usage.pods.emplace(key, PodUsage{milli, it->second});
   }
-  for (const auto& entry : memory) memory_only += cpu.count(entry.first) == 0;
   if (cpu_only > 0 || memory_only > 0) {
     findings.warn("pod usage: " + std::to_string(cpu_only) + " pod(s) have a cpu series but no " +
                   "memory series and " + std::to_string(memory_only) +
@@ -329,9 +355,9 @@ AssembledUsage assemble_metric_only(std::span<const NodeIdentity> nodes, const Q
     double v = samples[0]->value;
     if (std::isnan(v) || std::isinf(v) || v < 0 || v > 1) {
       findings.count(answer.name, "bad_value");
-      out.usage.unknown[name] = answer.name + " value " + format_value(v) +
-                                (std::isnan(v) || std::isinf(v) ? " is not a number"
-                                                                : " is outside 0..1");
+      out.usage.unknown[name] =
+          answer.name + " value " + format_value(v) +
+          (std::isnan(v) || std::isinf(v) ? " is not a number" : " is outside 0..1");
       continue;
     }
     NodeUsage node;

@@ -9,46 +9,54 @@
 namespace loadshift::placement {
 namespace {
 
+// Counts and lengths go in as four raw bytes: no formatting, and still unambiguous.
+void append_count(std::string& key, size_t count) {
+  auto value = static_cast<uint32_t>(count);
+  key.append(reinterpret_cast<const char*>(&value), sizeof value);
+}
+
 void append_field(std::string& key, std::string_view field) {
-  key += std::to_string(field.size());
-  key += ':';
+  append_count(key, field.size());
   key += field;
 }
 
 void append_requirements(std::string& key, const std::vector<NodeSelectorRequirement>& list) {
-  key += 'r' + std::to_string(list.size());
+  key += 'r';
+  append_count(key, list.size());
   for (const NodeSelectorRequirement& r : list) {
     append_field(key, r.key);
     key += static_cast<char>('0' + static_cast<int>(r.op));
-    key += std::to_string(r.values.size());
+    append_count(key, r.values.size());
     for (const std::string& v : r.values) append_field(key, v);
   }
 }
 
 // An exact encoding of what the node-only rules read from a pod (length-prefixed, so two
-// different constraint sets never share a key).
-std::string constraints_key(const Pod& pod) {
-  std::string key;
-  key += 't' + std::to_string(pod.tolerations.size());
+// different constraint sets never share a key), written over `key`.
+void write_constraints_key(const Pod& pod, std::string& key) {
+  key.clear();
+  key += 't';
+  append_count(key, pod.tolerations.size());
   for (const Toleration& t : pod.tolerations) {
     append_field(key, t.key);
     append_field(key, t.value);
     key += t.op == TolerationOperator::kExists ? 'X' : 'E';
     key += t.effect ? static_cast<char>('0' + static_cast<int>(*t.effect)) : '*';
   }
-  key += 's' + std::to_string(pod.node_selector.size());
+  key += 's';
+  append_count(key, pod.node_selector.size());
   for (const auto& [k, v] : pod.node_selector.items()) {
     append_field(key, k);
     append_field(key, v);
   }
   if (pod.node_affinity.required) {
-    key += 'a' + std::to_string(pod.node_affinity.required->size());
+    key += 'a';
+    append_count(key, pod.node_affinity.required->size());
     for (const NodeSelectorTerm& term : *pod.node_affinity.required) {
       append_requirements(key, term.match_expressions);
       append_requirements(key, term.match_fields);
     }
   }
-  return key;
 }
 
 }  // namespace
@@ -130,10 +138,14 @@ void ClusterIndex::build_constraint_classes() {
   std::unordered_map<std::string, uint32_t> class_of_key;
   std::vector<uint32_t> class_of_pod(pods.size());
   std::vector<uint32_t> members;
+  std::string key;  // one buffer for every pod's key: copied only for a new class
   for (PodId id = 0; id < pods.size(); ++id) {
-    auto [it, added] =
-        class_of_key.try_emplace(constraints_key(pods[id]), static_cast<uint32_t>(members.size()));
-    if (added) members.push_back(0);
+    write_constraints_key(pods[id], key);
+    auto it = class_of_key.find(key);
+    if (it == class_of_key.end()) {
+      it = class_of_key.emplace(key, static_cast<uint32_t>(members.size())).first;
+      members.push_back(0);
+    }
     class_of_pod[id] = it->second;
     ++members[it->second];
   }

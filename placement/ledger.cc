@@ -16,16 +16,16 @@ void subtract(ResourceList& from, const ResourceList& amount) {
 }  // namespace
 
 void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requests) {
-  auto existing = move_of_pod_.find(pod);
-  if (existing != move_of_pod_.end()) {
-    PlannedMove& old = moves_[existing->second];
-    subtract(reserved_[old.to], requested_[existing->second]);
+  if (pod >= move_of_pod_.size()) move_of_pod_.resize(static_cast<size_t>(pod) + 1, kNoMove);
+  if (size_t existing = move_of_pod_[pod]; existing != kNoMove) {
+    PlannedMove& old = moves_[existing];
+    subtract(reserved_[old.to], requested_[existing]);
     auto& list = incoming_[old.to];
     list.erase(std::find(list.begin(), list.end(), pod));
     old = PlannedMove{pod, from, to};
-    requested_[existing->second] = requests;
+    requested_[existing] = requests;
   } else {
-    move_of_pod_.emplace(pod, moves_.size());
+    move_of_pod_[pod] = moves_.size();
     moves_.push_back(PlannedMove{pod, from, to});
     requested_.push_back(requests);
   }
@@ -34,9 +34,8 @@ void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requ
 }
 
 NodeId Ledger::planned_node(PodId pod) const {
-  if (moves_.empty()) return kNoNode;
-  auto it = move_of_pod_.find(pod);
-  return it == move_of_pod_.end() ? kNoNode : moves_[it->second].to;
+  if (pod >= move_of_pod_.size() || move_of_pod_[pod] == kNoMove) return kNoNode;
+  return moves_[move_of_pod_[pod]].to;
 }
 
 }  // namespace loadshift::placement

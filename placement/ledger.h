@@ -5,7 +5,6 @@
 // requests until the eviction is confirmed (a pending eviction frees nothing yet).
 #pragma once
 
-#include <unordered_map>
 #include <vector>
 
 #include "placement/resources.h"
@@ -41,8 +40,11 @@ class Ledger {
   std::vector<ResourceList> reserved_;
   std::vector<std::vector<PodId>> incoming_;
   std::vector<PlannedMove> moves_;
-  std::vector<ResourceList> requested_;             // requests of moves_[i]
-  std::unordered_map<PodId, size_t> move_of_pod_;  // pod -> index in moves_
+  std::vector<ResourceList> requested_;  // requests of moves_[i]
+  // By pod: its index in moves_, or kNoMove (an array, not a hash map: the placement core asks
+  // for every pod and candidate node). Grows to the largest pod reserved.
+  static constexpr size_t kNoMove = static_cast<size_t>(-1);
+  std::vector<size_t> move_of_pod_;
 };
 
 }  // namespace loadshift::placement

@@ -283,9 +283,10 @@ TEST_CASE("pod usage keyed namespace/pod; problems fall back to requests", "[ass
   answers.memory = answer("memory", {sample("a", 1)});
   Sample unlabeled;
   unlabeled.value = 3;
-  answers.pod_cpu = answer("pod_cpu", {pod("default", "web-1", 250), pod("default", "web-2", -1),
-                                       pod("ml", "train-0", 4000), pod("ml", "train-0", 10),
-                                       pod("x", "only-cpu", 5), unlabeled});
+  answers.pod_cpu =
+      answer("pod_cpu", {pod("default", "web-1", 250), pod("default", "web-2", -1),
+                         pod("ml", "train-0", 4000), pod("ml", "train-0", 10),
+                         pod("x", "only-cpu", 5), unlabeled, pod("ml", "train-0", 7)});
   answers.pod_memory = answer("pod_memory", {pod("default", "web-1", 268435456),
                                              pod("default", "web-2", 1), pod("ml", "train-0", 1)});
   AssembledUsage a = assemble_usage(nodes, answers, m, 1000);
