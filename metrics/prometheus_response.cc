@@ -6,6 +6,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <limits>
@@ -149,11 +150,12 @@ void read_point(dom::element point, const Path& path, Sample& out) {
 }
 
 // The labels of one series into `out`. Prometheus writes them in name order, so each goes in at
-// the map's end without a search. A name that repeats keeps its last value (as nlohmann did);
+// the end without a search. A name that repeats keeps its last value (as nlohmann did);
 // the first non-string label in name order is the one reported.
 template <typename Path>
 void read_labels(dom::object metric, const Path& path, SeriesLabels& out) {
   std::set<std::string, std::less<>> not_strings;  // names whose (last) value is not a string
+  out.reserve(metric.size());
   for (dom::key_value_pair label : metric) {
     std::string_view value;
     if (label.value.get_string().get(value)) {
@@ -163,7 +165,7 @@ void read_labels(dom::object metric, const Path& path, SeriesLabels& out) {
     if (!not_strings.empty()) {
       if (auto it = not_strings.find(label.key); it != not_strings.end()) not_strings.erase(it);
     }
-    out.insert_or_assign(out.end(), std::string(label.key), std::string(value));
+    out.set(std::string(label.key), std::string(value));
   }
   if (!not_strings.empty()) {
     bad(path() + ".metric." + *not_strings.begin() + ": expected a string");
@@ -280,6 +282,49 @@ bool parse_sample_value(std::string_view text, double& out) {
   const char* end = text.data() + text.size();
   auto [ptr, ec] = std::from_chars(text.data(), end, out);
   return ec == std::errc() && ptr == end;
+}
+
+SeriesLabels::SeriesLabels(std::initializer_list<value_type> labels) {
+  items_.reserve(labels.size());
+  for (const value_type& label : labels) set(label.first, label.second);
+}
+
+std::vector<SeriesLabels::value_type>::iterator SeriesLabels::lower_bound(std::string_view name) {
+  return std::lower_bound(
+      items_.begin(), items_.end(), name,
+      [](const value_type& item, std::string_view n) { return item.first < n; });
+}
+
+SeriesLabels::const_iterator SeriesLabels::find(std::string_view name) const {
+  auto it =
+      std::lower_bound(items_.begin(), items_.end(), name,
+                       [](const value_type& item, std::string_view n) { return item.first < n; });
+  return it != items_.end() && it->first == name ? it : items_.end();
+}
+
+const std::string& SeriesLabels::at(std::string_view name) const {
+  auto it = find(name);
+  if (it == end()) throw std::out_of_range("no label " + std::string(name));
+  return it->second;
+}
+
+std::string& SeriesLabels::operator[](std::string_view name) {
+  auto it = lower_bound(name);
+  if (it == items_.end() || it->first != name) it = items_.emplace(it, std::string(name), "");
+  return it->second;
+}
+
+void SeriesLabels::set(std::string name, std::string value) {
+  if (items_.empty() || items_.back().first < name) {
+    items_.emplace_back(std::move(name), std::move(value));
+    return;
+  }
+  auto it = lower_bound(name);
+  if (it != items_.end() && it->first == name) {
+    it->second = std::move(value);
+  } else {
+    items_.emplace(it, std::move(name), std::move(value));
+  }
 }
 
 std::string describe_labels(const SeriesLabels& labels) {

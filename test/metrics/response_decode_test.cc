@@ -180,3 +180,22 @@ TEST_CASE("labels are described for messages", "[decode]") {
         "{instance=\"te1\", job=\"node\"}");
   CHECK(describe_labels({}) == "{}");
 }
+
+TEST_CASE("labels stay sorted with each name once, however they arrive", "[decode]") {
+  // A hand-written or proxied answer need not list labels in name order, and may repeat one.
+  InstantResult r = decode_instant_response(R"({"status":"success","data":{"resultType":"vector",
+    "result":[{"metric":{"pod":"web-1","job":"x","namespace":"default","job":"kubelet"},
+               "value":[1700000000,"1"]}]}})");
+  REQUIRE(r.samples.size() == 1);
+  const SeriesLabels& labels = r.samples[0].labels;
+  CHECK(describe_labels(labels) == "{job=\"kubelet\", namespace=\"default\", pod=\"web-1\"}");
+  CHECK(labels.size() == 3);
+  CHECK(labels.find("pod")->second == "web-1");
+  CHECK(labels.find("instance") == labels.end());
+  CHECK_THROWS_AS(labels.at("instance"), std::out_of_range);
+
+  SeriesLabels built{{"b", "2"}, {"a", "1"}, {"b", "3"}};
+  built["c"] = "4";
+  built["a"] = "5";
+  CHECK(describe_labels(built) == "{a=\"5\", b=\"3\", c=\"4\"}");
+}
