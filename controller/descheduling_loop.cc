@@ -174,8 +174,12 @@ CycleOutcome DeschedulingLoop::run_cycle() {
               errors);
       return;
     }
-    // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
-    // before the snapshot copy and the index exist, so the two never add up in memory.
+    // The snapshot first (it shares the cache's pods, so it is small), its nodes named in the
+    // usage queries; then the usage; then the index, once the fetch's answers (large with per-pod
+    // usage) are freed, so the two never add up in memory.
+    // Const: reading pods through a const snapshot never copies the ones it shares.
+    const placement::Snapshot snapshot = cache_.snapshot();
+    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
     std::string secret_error;
@@ -198,9 +202,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     } else {
       const Clock::time_point fetch_started = Clock::now();
       try {
-        placement::Snapshot nodes_only;
-        nodes_only.nodes = cache_.nodes();
-        usage = source->fetch(node_identities(nodes_only), usage_request(*policy));
+        usage = source->fetch(node_identities(snapshot), usage_request(*policy));
         metrics_.observe_usage_fetch(seconds_since(fetch_started), true);
       } catch (const std::exception& e) {
         metrics_.observe_usage_fetch(seconds_since(fetch_started), false);
@@ -217,9 +219,6 @@ CycleOutcome DeschedulingLoop::run_cycle() {
       log_line(spdlog::level::warn, "usage warning", {{"warning", warning}});
     }
 
-    // Const: reading pods through a const snapshot never copies the ones it shares.
-    const placement::Snapshot snapshot = cache_.snapshot();
-    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
     strategies::PlanOptions plan_options;

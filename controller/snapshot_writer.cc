@@ -1,6 +1,7 @@
 // Saving what loadshift read: a v1 List of the raw objects, and the usage file.
 #include "controller/snapshot_writer.h"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
@@ -142,8 +143,13 @@ std::string usage_file_json(const metrics::UsageMap& usage) {
     nodes[name] = std::move(entry);
   }
   nlohmann::ordered_json pods = nlohmann::ordered_json::object();
-  for (const auto& [key, pod] : usage.pods) {
-    pods[key] = {{"cpu", pod.cpu_milli}, {"memory", pod.memory_bytes}};
+  std::vector<const std::pair<const std::string, metrics::PodUsage>*> by_key;  // file order
+  by_key.reserve(usage.pods.size());
+  for (const auto& entry : usage.pods) by_key.push_back(&entry);
+  std::sort(by_key.begin(), by_key.end(),
+            [](const auto* a, const auto* b) { return a->first < b->first; });
+  for (const auto* entry : by_key) {
+    pods[entry->first] = {{"cpu", entry->second.cpu_milli}, {"memory", entry->second.memory_bytes}};
   }
   nlohmann::ordered_json doc = {{"nodes", std::move(nodes)}, {"pods", std::move(pods)}};
   return doc.dump(2) + "\n";

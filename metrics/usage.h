@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace loadshift::metrics {
@@ -41,6 +43,14 @@ struct NodeUsage {
 };
 
 // A pod's own usage, when the pod queries are answered.
+// Hashes std::string and std::string_view alike, so a map keyed by strings is searched by view.
+struct StringHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view text) const noexcept {
+    return std::hash<std::string_view>{}(text);
+  }
+};
+
 struct PodUsage {
   double cpu_milli = 0;     // millicores
   double memory_bytes = 0;  // working set
@@ -53,10 +63,12 @@ struct UsageMap {
   std::map<std::string, NodeUsage, std::less<>> nodes;
   // Nodes asked about with no usable data, and why ("no cpu series for label instance",
   // "cpu 130% outside 0..100"). Freshness comes from the queries: the default ones use range
-  // functions over the window, so a node whose series stopped a window ago has no series. Unknown nodes are never sources and never targets.
+  // functions over the window, so a node whose series stopped a window ago has no series. Unknown
+  // nodes are never sources and never targets.
   std::map<std::string, std::string, std::less<>> unknown;
-  // By "namespace/name"; empty when pod usage was not asked for or not answered.
-  std::map<std::string, PodUsage, std::less<>> pods;
+  // By "namespace/name"; empty when pod usage was not asked for or not answered. Hashed: a plan
+  // looks up every pod it considers, among up to hundreds of thousands.
+  std::unordered_map<std::string, PodUsage, StringHash, std::equal_to<>> pods;
   // Problems that made no node unknown but that a person should see (Prometheus warnings, series
   // that match no node, ...).
   std::vector<std::string> warnings;

@@ -252,7 +252,8 @@ void apply_pods(const FetchAnswers& answers, UsageMap& usage, Findings& findings
   if (!usable) return;
   PodValues cpu = pod_values(*answers.pod_cpu, findings);
   PodValues memory = pod_values(*answers.pod_memory, findings);
-  // Both sorted: one merge pass; the pods with both go in at the map's end (no search).
+  // Both sorted: one merge pass.
+  usage.pods.reserve(std::min(cpu.size(), memory.size()));
   size_t cpu_only = 0, memory_only = 0;
   auto c = cpu.begin(), m = memory.begin();
   while (c != cpu.end() || m != memory.end()) {
@@ -263,8 +264,7 @@ void apply_pods(const FetchAnswers& answers, UsageMap& usage, Findings& findings
       ++memory_only;
       ++m;
     } else {
-      usage.pods.emplace_hint(usage.pods.end(), std::move(c->first),
-                              PodUsage{c->second, m->second});
+      usage.pods.emplace(std::move(c->first), PodUsage{c->second, m->second});
       ++c;
       ++m;
     }

@@ -1,6 +1,7 @@
 #include "placement/cluster_index.h"
 
 #include <algorithm>
+#include <future>
 #include <set>
 #include <unordered_map>
 
@@ -64,9 +65,15 @@ void write_constraints_key(const Pod& pod, std::string& key) {
 ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     : snapshot_(snapshot),
       options_(std::move(options)),
-      tree_(snapshot.hyper_nodes, snapshot.nodes),
-      gangs_(snapshot, tree_),
-      gpus_(snapshot, options_.gpu) {
+      tree_(snapshot.hyper_nodes, snapshot.nodes) {
+  // The Volcano gangs and the constraint classes read only the pods (and the HyperNode tree) and
+  // write only their own members: they are built on a second thread while this one does the rest
+  // (a cycle rebuilds the index over every pod). Run here instead when no thread can be started.
+  std::future<void> side = std::async(std::launch::async | std::launch::deferred, [this] {
+    gangs_ = GangIndex(snapshot_, tree_);
+    build_constraint_classes();
+  });
+  gpus_ = GpuIndex(snapshot, options_.gpu);
   const size_t node_count = snapshot.nodes.size();
   node_by_name_.reserve(node_count);
   soft_tainted_.reserve(node_count);
@@ -119,7 +126,7 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
     if (!unmovable_[id]) unmovable_[id] = volumes_.unmovable_reason(id);
   }
-  build_constraint_classes();
+  side.get();
   for (const std::string& w : tree_.warnings()) warnings_.push_back(w);
   for (const std::string& w : gangs_.warnings()) warnings_.push_back(w);
 }
