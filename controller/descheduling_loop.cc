@@ -174,12 +174,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
               errors);
       return;
     }
-    // The snapshot first (it shares the cache's pods, so it is small), its nodes named in the
-    // usage queries; then the usage; then the index, once the fetch's answers (large with per-pod
-    // usage) are freed, so the two never add up in memory.
-    // Const: reading pods through a const snapshot never copies the ones it shares.
-    const placement::Snapshot snapshot = cache_.snapshot();
-    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
+    // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
+    // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
+    // does not keep pods the cache replaces during the fetch alive: the two never add up.
     UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
     std::string secret_error;
@@ -202,7 +199,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     } else {
       const Clock::time_point fetch_started = Clock::now();
       try {
-        usage = source->fetch(node_identities(snapshot), usage_request(*policy));
+        std::vector<metrics::NodeIdentity> nodes;  // read in place: no copy of the nodes
+        cache_.visit_nodes(
+            [&nodes](const placement::Node& node) { nodes.push_back(node_identity(node)); });
+        usage = source->fetch(nodes, usage_request(*policy));
         metrics_.observe_usage_fetch(seconds_since(fetch_started), true);
       } catch (const std::exception& e) {
         metrics_.observe_usage_fetch(seconds_since(fetch_started), false);
@@ -219,6 +219,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
       log_line(spdlog::level::warn, "usage warning", {{"warning", warning}});
     }
 
+    // Const: reading pods through a const snapshot never copies the ones it shares.
+    const placement::Snapshot snapshot = cache_.snapshot();
+    metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
     strategies::PlanOptions plan_options;

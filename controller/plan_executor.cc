@@ -52,7 +52,11 @@ std::string pod_changed(const Pod& planned, const std::optional<Pod>& live,
            ", planned from " + node;
   }
   if (live->meta.deleting) return "pod terminating: already being deleted";
-  if (live->terminated()) return "pod finished: phase is no longer Running";
+  // A plugin may choose a finished pod (RemoveFailedPods, PodLifeTime); a running one that
+  // finished since the plan is another pod than the one decided on.
+  if (live->terminated() && !planned.terminated()) {
+    return "pod finished: phase is no longer Running";
+  }
   return "";
 }
 
@@ -159,7 +163,9 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       }
     }
 
-    if (options_.max_in_flight_per_workload > 0 && !workload.key.empty()) {
+    // A finished pod serves nothing, and its controller has replaced it already (a ReplicaSet
+    // counts only active pods): removing it takes no replica away.
+    if (options_.max_in_flight_per_workload > 0 && !workload.key.empty() && !pod.terminated()) {
       int busy = count_in_flight(workload, pod);
       if (busy >= options_.max_in_flight_per_workload) {
         skip("workload limit: " + workload.kind + " " + pod.meta.namespace_ + "/" + workload.name +
@@ -189,7 +195,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       case EvictionResult::kEvicted: {
         ++summary.evicted;
         if (!workload.key.empty()) {
-          if (!in_flight(pod)) ++workload_in_flight[workload.key];
+          if (!in_flight(pod) && !pod.terminated()) ++workload_in_flight[workload.key];
           if (!target.empty()) evicted_owners_toward[target].insert(workload.key);
         }
         log_line(spdlog::level::info, "evicted", fields);

@@ -127,10 +127,12 @@ metrics::UsageRequest usage_request(const policy::Policy& policy) {
 std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& snapshot) {
   std::vector<metrics::NodeIdentity> nodes;
   nodes.reserve(snapshot.nodes.size());
-  for (const placement::Node& node : snapshot.nodes) {
-    nodes.push_back({node.meta.name, std::string(node.internal_ip())});
-  }
+  for (const placement::Node& node : snapshot.nodes) nodes.push_back(node_identity(node));
   return nodes;
+}
+
+metrics::NodeIdentity node_identity(const placement::Node& node) {
+  return {node.meta.name, std::string(node.internal_ip())};
 }
 
 std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& flags,

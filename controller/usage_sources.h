@@ -69,6 +69,8 @@ metrics::UsageRequest usage_request(const policy::Policy& policy);
 
 // Every node of the snapshot, by name and InternalIP, in snapshot order.
 std::vector<metrics::NodeIdentity> node_identities(const placement::Snapshot& snapshot);
+// One node's: its name and InternalIP.
+metrics::NodeIdentity node_identity(const placement::Node& node);
 
 // The source the flags and the policy choose:
 //  - --usage FILE: a FileSource;

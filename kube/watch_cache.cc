@@ -459,6 +459,15 @@ std::vector<placement::Node> WatchCache::nodes() const {
   return out;
 }
 
+void WatchCache::visit_nodes(const std::function<void(const placement::Node&)>& visit) const {
+  std::lock_guard<std::mutex> lock(impl_->mutex);
+  const CollectionState* nodes = state_of(impl_->states, "Nodes");
+  if (nodes == nullptr) return;
+  for (const auto& [key, one] : nodes->objects) {
+    for (const placement::Node& node : one.nodes) visit(node);
+  }
+}
+
 std::vector<placement::Pod> WatchCache::pods_on_node(std::string_view node) const {
   std::vector<placement::Pod> out;
   std::lock_guard<std::mutex> lock(impl_->mutex);

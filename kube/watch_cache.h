@@ -15,6 +15,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -78,6 +79,9 @@ class WatchCache {
   std::optional<placement::Node> node(std::string_view name) const;
   // Every node the cache holds (copies), in name order.
   std::vector<placement::Node> nodes() const;
+  // Calls `visit` with every node the cache holds, in name order, under the cache's lock (no
+  // copies; keep `visit` short, the watches wait meanwhile).
+  void visit_nodes(const std::function<void(const placement::Node&)>& visit) const;
   // Every pod the cache holds whose spec.nodeName is `node` (copies; a scan of all pods).
   std::vector<placement::Pod> pods_on_node(std::string_view node) const;
 

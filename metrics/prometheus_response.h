@@ -23,6 +23,7 @@ class SeriesLabels {
   using const_iterator = std::vector<value_type>::const_iterator;
 
   SeriesLabels() = default;
+  // A name given twice keeps its last value.
   SeriesLabels(std::initializer_list<value_type> labels);
 
   // The label called `name`, or end(). O(log n).

@@ -42,7 +42,6 @@ struct NodeUsage {
   double age_seconds = 0;
 };
 
-// A pod's own usage, when the pod queries are answered.
 // Hashes std::string and std::string_view alike, so a map keyed by strings is searched by view.
 struct StringHash {
   using is_transparent = void;
@@ -51,6 +50,7 @@ struct StringHash {
   }
 };
 
+// A pod's own usage, when the pod queries are answered.
 struct PodUsage {
   double cpu_milli = 0;     // millicores
   double memory_bytes = 0;  // working set

@@ -66,9 +66,10 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     : snapshot_(snapshot),
       options_(std::move(options)),
       tree_(snapshot.hyper_nodes, snapshot.nodes) {
-  // The Volcano gangs and the constraint classes read only the pods (and the HyperNode tree) and
-  // write only their own members: they are built on a second thread while this one does the rest
-  // (a cycle rebuilds the index over every pod). Run here instead when no thread can be started.
+  // The Volcano gangs and the constraint classes read only the (immutable) snapshot, the
+  // HyperNode tree and the options, and write only their own members: they are built on a second
+  // thread while this one does the rest (a cycle rebuilds the index over every pod). Run here
+  // instead when no thread can be started.
   std::future<void> side = std::async(std::launch::async | std::launch::deferred, [this] {
     gangs_ = GangIndex(snapshot_, tree_);
     build_constraint_classes();

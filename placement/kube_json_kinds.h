@@ -286,6 +286,39 @@ inline bool read_pod_spec(Decoding& d, od::value& value, Pod& pod) {
   });
 }
 
+// One of status.containerStatuses[] / initContainerStatuses[].
+inline bool read_container_status(Decoding& d, od::value& value, ContainerStatus& status) {
+  return visit_fields(d, value, [&](std::string_view key, od::value& field) {
+    if (key == "restartCount") return read_int32(d, field, status.restart_count);
+    if (key != "state") return true;
+    return visit_fields(d, field, [&](std::string_view state, od::value& detail) {
+      if (state == "waiting") {
+        return visit_fields(d, detail, [&](std::string_view k, od::value& v) {
+          return k == "reason" ? read_string(d, v, status.waiting_reason) : true;
+        });
+      }
+      if (state == "terminated") {
+        od::json_type type;
+        if (!type_of(d, detail, type)) return false;
+        status.terminated = type != od::json_type::null;  // "terminated": null is not terminated
+        return visit_fields(d, detail, [&](std::string_view k, od::value& v) {
+          if (k == "reason") return read_string(d, v, status.terminated_reason);
+          if (k == "exitCode") return read_int32(d, v, status.exit_code);
+          return true;
+        });
+      }
+      return true;
+    });
+  });
+}
+
+inline bool read_container_statuses(Decoding& d, od::value& value,
+                                    std::vector<ContainerStatus>& out) {
+  return visit_array(d, value, [&](od::value& element, size_t) {
+    return read_container_status(d, element, out.emplace_back());
+  });
+}
+
 inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "phase") {
@@ -296,6 +329,12 @@ inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
     }
     if (key == "qosClass") return read_string(d, field, pod.qos_class);
     if (key == "startTime") return read_string(d, field, pod.start_time);
+    if (key == "reason") return read_string(d, field, pod.reason);
+    if (key == "containerStatuses")
+      return read_container_statuses(d, field, pod.container_statuses);
+    if (key == "initContainerStatuses") {
+      return read_container_statuses(d, field, pod.init_container_statuses);
+    }
     if (key == "conditions") {
       return visit_array(d, field, [&](od::value& element, size_t) {
         NodeCondition condition;  // a pod condition has the same type/status/reason fields

@@ -46,7 +46,7 @@ struct ObjectMeta {
   std::string name;
   std::string uid;
   StringMap labels;
-  StringMap annotations;  // without kubectl.kubernetes.io/last-applied-configuration
+  StringMap annotations;           // without kubectl.kubernetes.io/last-applied-configuration
   std::string creation_timestamp;  // RFC 3339 as written by the API server; empty if absent
   std::string resource_version;    // metadata.resourceVersion; empty in files that omit it
   bool deleting = false;           // metadata.deletionTimestamp is set
@@ -198,6 +198,17 @@ struct Volume {
   bool memory_medium = false;  // emptyDir.medium == Memory
 };
 
+// What the deschedule plugins read of one container's status (status.containerStatuses[] and
+// initContainerStatuses[]): its restarts and its current state's reason. lastState is not read.
+struct ContainerStatus {
+  int32_t restart_count = 0;
+  std::string waiting_reason;     // state.waiting.reason; empty when not waiting
+  bool terminated = false;        // state.terminated is set
+  std::string terminated_reason;  // state.terminated.reason
+  int32_t exit_code = 0;          // state.terminated.exitCode (0 counts: "terminated" says so)
+  friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
+};
+
 struct Pod {
   ObjectMeta meta;
   std::vector<OwnerReference> owners;
@@ -216,13 +227,16 @@ struct Pod {
   std::vector<PodAffinityTerm> required_anti_affinity;  // podAntiAffinity.required...Execution
   std::vector<Toleration> tolerations;
   std::vector<Volume> volumes;
-  std::vector<int32_t> host_ports;  // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
+  std::vector<int32_t> host_ports;   // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
   bool has_resource_claims = false;  // spec.resourceClaims (DRA)
   std::string start_time;            // status.startTime
   // status.conditions Ready: "True" -> true, anything else -> false; empty without a Ready
   // condition (a pod not yet scheduled, or a hand-written snapshot).
   std::optional<bool> ready;
   std::string restart_policy;
+  std::string reason;  // status.reason: Evicted, NodeAffinity, Shutdown, OutOfcpu, ...
+  std::vector<ContainerStatus> container_statuses;
+  std::vector<ContainerStatus> init_container_statuses;
 
   // The controller owner reference, or nullptr.
   const OwnerReference* controller() const;
@@ -288,7 +302,7 @@ struct NetworkTopology {
 };
 
 struct LifecyclePolicy {
-  std::string event;   // e.g. PodEvicted, AnyEvent; may be empty when `events` is used
+  std::string event;  // e.g. PodEvicted, AnyEvent; may be empty when `events` is used
   std::vector<std::string> events;
   std::string action;  // e.g. RestartJob
 };

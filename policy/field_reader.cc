@@ -289,6 +289,34 @@ std::optional<std::vector<std::string>> FieldReader::string_list(std::string_vie
   return out;
 }
 
+std::optional<std::vector<int64_t>> FieldReader::integer_list(std::string_view key, int64_t min,
+                                                              int64_t max) {
+  known_.emplace(key);
+  YAML::Node v = value(key);
+  if (!v.IsDefined() || v.IsNull()) return std::nullopt;
+  if (!v.IsSequence()) {
+    report(v, child_path(key), "expected a list of integers, found " + describe_node(v));
+    return std::nullopt;
+  }
+  std::vector<int64_t> out;
+  bool ok = true;
+  for (size_t i = 0; i < v.size(); ++i) {
+    YAML::Node item = v[i];
+    int64_t number = 0;
+    if (!item.IsScalar() || !is_plain(item) || !parse_int(item.Scalar(), number) || number < min ||
+        number > max) {
+      report(item, child_path(key) + "[" + std::to_string(i) + "]",
+             "expected an integer in " + std::to_string(min) + ".." + std::to_string(max) +
+                 ", found " + describe_node(item));
+      ok = false;
+      continue;
+    }
+    out.push_back(number);
+  }
+  if (!ok) return std::nullopt;
+  return out;
+}
+
 std::optional<std::map<std::string, std::string>> FieldReader::string_map(std::string_view key) {
   std::optional<FieldReader> map = object(key);
   if (!map || !map->valid()) return std::nullopt;

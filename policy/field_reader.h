@@ -69,6 +69,8 @@ class FieldReader {
 
   // Collections.
   std::optional<std::vector<std::string>> string_list(std::string_view key);
+  // A list of integers, each in [min, max].
+  std::optional<std::vector<int64_t>> integer_list(std::string_view key, int64_t min, int64_t max);
   std::optional<std::map<std::string, std::string>> string_map(std::string_view key);
   // A mapping of resource name -> number in [min, max].
   std::optional<Percentages> percentages(std::string_view key, double min = 0, double max = 100);

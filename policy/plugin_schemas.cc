@@ -67,6 +67,26 @@ const std::vector<PluginSchema>& plugin_schemas() {
        default_node_taints_args,
        read_node_taints_args,
        write_node_taints_args},
+      // Both need a selection to be safe: without one they would select every pod (upstream's
+      // own validation refuses that), so an enabled plugin without args is an error.
+      {"PodLifeTime",
+       {EP::kDeschedule},
+       {"maxPodLifeTimeSeconds or states"},
+       default_pod_lifetime_args,
+       read_pod_lifetime_args,
+       write_pod_lifetime_args},
+      {"RemovePodsHavingTooManyRestarts",
+       {EP::kDeschedule},
+       {"podRestartThreshold"},
+       default_too_many_restarts_args,
+       read_too_many_restarts_args,
+       write_too_many_restarts_args},
+      {"RemoveFailedPods",
+       {EP::kDeschedule},
+       {},
+       default_failed_pods_args,
+       read_failed_pods_args,
+       write_failed_pods_args},
   };
   return kSchemas;
 }
@@ -80,10 +100,7 @@ const PluginSchema* find_plugin_schema(std::string_view name) {
 
 const std::vector<std::string_view>& upstream_only_plugins() {
   static const std::vector<std::string_view> kUpstreamOnly = {
-      "PodLifeTime",
       "RemoveDuplicates",
-      "RemoveFailedPods",
-      "RemovePodsHavingTooManyRestarts",
       "RemovePodsViolatingInterPodAntiAffinity",
       "RemovePodsViolatingTopologySpreadConstraint",
   };

@@ -71,5 +71,14 @@ void write_node_affinity_args(const PluginArgs& args, YAML::Emitter& out);
 PluginArgs default_node_taints_args();
 PluginArgs read_node_taints_args(FieldReader& args);
 void write_node_taints_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_pod_lifetime_args();
+PluginArgs read_pod_lifetime_args(FieldReader& args);
+void write_pod_lifetime_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_too_many_restarts_args();
+PluginArgs read_too_many_restarts_args(FieldReader& args);
+void write_too_many_restarts_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_failed_pods_args();
+PluginArgs read_failed_pods_args(FieldReader& args);
+void write_failed_pods_args(const PluginArgs& args, YAML::Emitter& out);
 
 }  // namespace loadshift::policy

@@ -217,8 +217,62 @@ struct NodeTaintsArgs {
   }
 };
 
-using PluginArgs = std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs,
-                                NodeAffinityArgs, NodeTaintsArgs>;
+// PodLifeTime (kubernetes-sigs descheduler): pods older than maxPodLifeTimeSeconds, optionally
+// only those in one of `states` (a phase, status.reason or a container's waiting or terminated
+// reason), oldest first. Upstream's `conditions` are not supported yet (refused by the loader).
+struct PodLifeTimeArgs {
+  std::optional<int64_t> max_pod_life_time_seconds;
+  std::vector<std::string> states;
+  bool including_init_containers = false;
+  std::vector<int32_t> exit_codes;  // containers' state.terminated.exitCode
+  Namespaces owner_kinds;           // include / exclude owner kinds (reuses the two lists)
+  Namespaces namespaces;
+  std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const PodLifeTimeArgs& a, const PodLifeTimeArgs& b) {
+    return a.max_pod_life_time_seconds == b.max_pod_life_time_seconds && a.states == b.states &&
+           a.including_init_containers == b.including_init_containers &&
+           a.exit_codes == b.exit_codes && a.owner_kinds == b.owner_kinds &&
+           a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
+  }
+};
+
+// RemovePodsHavingTooManyRestarts: pods whose containers restarted podRestartThreshold times or
+// more (init containers too with includingInitContainers).
+struct TooManyRestartsArgs {
+  int32_t pod_restart_threshold = 0;
+  bool including_init_containers = false;
+  std::vector<std::string> states;  // Running, CrashLoopBackOff
+  Namespaces namespaces;
+  std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const TooManyRestartsArgs& a, const TooManyRestartsArgs& b) {
+    return a.pod_restart_threshold == b.pod_restart_threshold &&
+           a.including_init_containers == b.including_init_containers && a.states == b.states &&
+           a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
+  }
+};
+
+// RemoveFailedPods: pods in phase Failed, at least minPodLifetimeSeconds old (3600 by default),
+// matching `reasons` and `exitCodes` when given, not owned by an excluded kind.
+struct FailedPodsArgs {
+  int64_t min_pod_lifetime_seconds = 3600;
+  std::vector<std::string> exclude_owner_kinds;
+  std::vector<std::string> reasons;
+  std::vector<int32_t> exit_codes;
+  bool including_init_containers = false;
+  Namespaces namespaces;
+  std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const FailedPodsArgs& a, const FailedPodsArgs& b) {
+    return a.min_pod_lifetime_seconds == b.min_pod_lifetime_seconds &&
+           a.exclude_owner_kinds == b.exclude_owner_kinds && a.reasons == b.reasons &&
+           a.exit_codes == b.exit_codes &&
+           a.including_init_containers == b.including_init_containers &&
+           a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
+  }
+};
+
+using PluginArgs =
+    std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs, NodeAffinityArgs,
+                 NodeTaintsArgs, PodLifeTimeArgs, TooManyRestartsArgs, FailedPodsArgs>;
 
 struct PluginConfig {
   std::string name;

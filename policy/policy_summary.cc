@@ -127,6 +127,46 @@ void summarize(std::ostream& out, const NodeTaintsArgs& a) {
       << namespaces(a.namespaces);
 }
 
+std::string exit_codes(const std::vector<int32_t>& codes) {
+  std::vector<std::string> texts;
+  for (int32_t code : codes) texts.push_back(std::to_string(code));
+  return join(texts);
+}
+
+std::string containers(bool including_init) {
+  return including_init ? "containers and init containers" : "containers";
+}
+
+void summarize(std::ostream& out, const PodLifeTimeArgs& a) {
+  std::vector<std::string> parts;
+  if (a.max_pod_life_time_seconds) {
+    parts.push_back("older than " + std::to_string(*a.max_pod_life_time_seconds) + " s");
+  }
+  if (!a.states.empty()) parts.push_back("in states " + join(a.states));
+  if (!a.exit_codes.empty()) parts.push_back("exit codes " + exit_codes(a.exit_codes));
+  if (!a.owner_kinds.include.empty()) parts.push_back("owned by " + join(a.owner_kinds.include));
+  if (!a.owner_kinds.exclude.empty()) {
+    parts.push_back("not owned by " + join(a.owner_kinds.exclude));
+  }
+  out << "pods " << join(parts) << " (" << containers(a.including_init_containers) << "); "
+      << namespaces(a.namespaces);
+}
+
+void summarize(std::ostream& out, const TooManyRestartsArgs& a) {
+  out << "pods with " << a.pod_restart_threshold << " restarts or more ("
+      << containers(a.including_init_containers) << ")";
+  if (!a.states.empty()) out << " in states " << join(a.states);
+  out << "; " << namespaces(a.namespaces);
+}
+
+void summarize(std::ostream& out, const FailedPodsArgs& a) {
+  out << "Failed pods at least " << a.min_pod_lifetime_seconds << " s old";
+  if (!a.reasons.empty()) out << ", reasons " << join(a.reasons);
+  if (!a.exit_codes.empty()) out << ", exit codes " << exit_codes(a.exit_codes);
+  if (!a.exclude_owner_kinds.empty()) out << ", not owned by " << join(a.exclude_owner_kinds);
+  out << " (" << containers(a.including_init_containers) << "); " << namespaces(a.namespaces);
+}
+
 void summarize_profile(std::ostream& out, const Profile& profile) {
   out << "profile \"" << profile.name << "\"\n";
   out << "  deschedule:        " << join(profile.plugins.deschedule.enabled) << "\n";

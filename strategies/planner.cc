@@ -36,6 +36,9 @@ const Strategy* find_strategy(std::string_view name) {
       {"HighNodeUtilization", strategy_of(&run_high_node_utilization)},
       {"RemovePodsViolatingNodeAffinity", strategy_of(&run_node_affinity)},
       {"RemovePodsViolatingNodeTaints", strategy_of(&run_node_taints)},
+      {"PodLifeTime", strategy_of(&run_pod_lifetime)},
+      {"RemovePodsHavingTooManyRestarts", strategy_of(&run_too_many_restarts)},
+      {"RemoveFailedPods", strategy_of(&run_failed_pods)},
   };
   auto it = kStrategies.find(name);
   return it == kStrategies.end() ? nullptr : &it->second;

@@ -1,6 +1,7 @@
 // The plugins a profile can enable, each adding decisions to the plan through a PlanContext.
 // Names are the policy's: LoadAware, LowNodeUtilization, HighNodeUtilization,
-// RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints. Internal to strategies/.
+// RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime,
+// RemovePodsHavingTooManyRestarts, RemoveFailedPods. Internal to strategies/.
 #pragma once
 
 #include "policy/policy.h"
@@ -32,6 +33,16 @@ void run_node_affinity(const policy::NodeAffinityArgs& args, const ProfileScope&
                        PlanContext& ctx);
 // Deschedule: pods on nodes with NoSchedule taints they do not tolerate.
 void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& scope,
+                     PlanContext& ctx);
+
+// Deschedule, by pod status (pod_status.cc says how each selects and orders): pods older than a
+// lifetime, pods restarting too often, failed pods. Finished pods go without a target; running
+// ones need one.
+void run_pod_lifetime(const policy::PodLifeTimeArgs& args, const ProfileScope& scope,
+                      PlanContext& ctx);
+void run_too_many_restarts(const policy::TooManyRestartsArgs& args, const ProfileScope& scope,
+                           PlanContext& ctx);
+void run_failed_pods(const policy::FailedPodsArgs& args, const ProfileScope& scope,
                      PlanContext& ctx);
 
 }  // namespace loadshift::strategies

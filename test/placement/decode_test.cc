@@ -298,3 +298,39 @@ TEST_CASE("required node affinity with no terms is kept apart from no requiremen
   CHECK(snapshot.pods[1].node_affinity.required->empty());
   CHECK_FALSE(snapshot.pods[2].node_affinity.required.has_value());
 }
+
+TEST_CASE("a Pod's status reason and container statuses are decoded", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({"kind": "Pod", "apiVersion": "v1",
+    "metadata": {"name": "job-1", "namespace": "batch"},
+    "spec": {"containers": [{"name": "a"}, {"name": "b"}]},
+    "status": {"phase": "Failed", "reason": "OutOfcpu",
+      "initContainerStatuses": [
+        {"name": "init", "restartCount": 2,
+         "state": {"terminated": {"exitCode": 0, "reason": "Completed"}}}],
+      "containerStatuses": [
+        {"name": "a", "restartCount": 7,
+         "state": {"waiting": {"reason": "CrashLoopBackOff", "message": "back-off"}},
+         "lastState": {"terminated": {"exitCode": 137, "reason": "OOMKilled"}}},
+        {"name": "b", "restartCount": 0, "state": {"running": {"startedAt": "2025-06-04T00:00:00Z"},
+                                                   "terminated": null}}]}})");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  CHECK(pod.phase == PodPhase::kFailed);
+  CHECK(pod.reason == "OutOfcpu");
+  REQUIRE(pod.init_container_statuses.size() == 1);
+  CHECK(pod.init_container_statuses[0].restart_count == 2);
+  CHECK(pod.init_container_statuses[0].terminated);
+  CHECK(pod.init_container_statuses[0].exit_code == 0);
+  CHECK(pod.init_container_statuses[0].terminated_reason == "Completed");
+  REQUIRE(pod.container_statuses.size() == 2);
+  CHECK(pod.container_statuses[0].restart_count == 7);
+  CHECK(pod.container_statuses[0].waiting_reason == "CrashLoopBackOff");
+  CHECK_FALSE(pod.container_statuses[0].terminated);  // lastState is not the state
+  CHECK(pod.container_statuses[0].exit_code == 0);
+  CHECK(pod.container_statuses[1] == ContainerStatus{});
+
+  CHECK_FALSE(decode_json(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "x"},
+    "status": {"containerStatuses": [{"restartCount": "many"}]}})",
+                          &snapshot)
+                  .errors.empty());
+}

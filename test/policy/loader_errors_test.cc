@@ -190,13 +190,15 @@ TEST_CASE("plugin names resolve against the registry", "[policy][errors]") {
                 "you mean \"LoadAware\"?)",
                 "10:9: profiles[0].plugins.balance.enabled[2]: unknown plugin \"Descheduler\" "
                 "(available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
-                "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints)"});
-  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: PodLifeTime\n"
-                                      "    args: {maxPodLifeTimeSeconds: 86400}\n")) ==
+                "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
+                "RemovePodsHavingTooManyRestarts, RemoveFailedPods)"});
+  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: RemoveDuplicates\n"
+                                      "    args: {excludeOwnerKinds: [Job]}\n")) ==
         Strings{"6:11: profiles[0].pluginConfig[0].name: loadshift does not implement plugin "
-                "PodLifeTime yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, "
+                "RemoveDuplicates yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, "
                 "HighNodeUtilization, RemovePodsViolatingNodeAffinity, "
-                "RemovePodsViolatingNodeTaints)"});
+                "RemovePodsViolatingNodeTaints, PodLifeTime, RemovePodsHavingTooManyRestarts, "
+                "RemoveFailedPods)"});
 }
 
 TEST_CASE("an enabled plugin must implement its extension point", "[policy][errors]") {
@@ -284,7 +286,8 @@ extra: 1
             "19:28: profiles[0].plugins.deschedule.enabled[1]: loadshift does not implement "
             "plugin RemoveDuplicates yet (available: DefaultEvictor, LoadAware, "
             "LowNodeUtilization, HighNodeUtilization, RemovePodsViolatingNodeAffinity, "
-            "RemovePodsViolatingNodeTaints)",
+            "RemovePodsViolatingNodeTaints, PodLifeTime, RemovePodsHavingTooManyRestarts, "
+            "RemoveFailedPods)",
             "22:1: extra: unknown field \"extra\"",
         });
   CHECK(loaded.warnings ==

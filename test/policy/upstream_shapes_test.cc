@@ -142,7 +142,8 @@ data:
 
 const std::string kAvailable =
     " yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
-    "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints)";
+    "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
+    "RemovePodsHavingTooManyRestarts, RemoveFailedPods)";
 
 std::string without_lines_containing(std::string text, const Strings& needles) {
   std::string out;
@@ -270,8 +271,6 @@ TEST_CASE("the Helm chart's default policy names plugins loadshift does not have
   CHECK(loaded.errors ==
         Strings{
             "24:15: profiles[0].pluginConfig[1].name: " + kNot + "RemoveDuplicates" + kAvailable,
-            "28:15: profiles[0].pluginConfig[2].name: " + kNot + "RemovePodsHavingTooManyRestarts" +
-                kAvailable,
             "34:15: profiles[0].pluginConfig[5].name: " + kNot +
                 "RemovePodsViolatingInterPodAntiAffinity" + kAvailable,
             "35:15: profiles[0].pluginConfig[6].name: " + kNot +
@@ -280,8 +279,6 @@ TEST_CASE("the Helm chart's default policy names plugins loadshift does not have
                 kAvailable,
             "50:13: profiles[0].plugins.balance.enabled[1]: " + kNot +
                 "RemovePodsViolatingTopologySpreadConstraint" + kAvailable,
-            "54:13: profiles[0].plugins.deschedule.enabled[0]: " + kNot +
-                "RemovePodsHavingTooManyRestarts" + kAvailable,
             "57:13: profiles[0].plugins.deschedule.enabled[3]: " + kNot +
                 "RemovePodsViolatingInterPodAntiAffinity" + kAvailable,
         });

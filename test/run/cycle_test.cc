@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/pod_evictor.h"
+#include "placement/rfc3339.h"
 #include "test/run/run_fixture.h"
 
 using namespace loadshift;
@@ -510,4 +511,42 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
     CHECK(summary.stopped == "lease lost");
     CHECK(count_requests(server, "POST", "/eviction") == 1);
   }
+}
+
+TEST_CASE("a finished pod that RemoveFailedPods chose is evicted, without a target", "[run]") {
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  // kHotPodA failed two hours ago (out of cpu at admission, as the kubelet says it).
+  std::vector<nlohmann::json> pods = server.objects("/api/v1/pods");
+  bool found = false;
+  for (nlohmann::json& pod : pods) {
+    if (pod["metadata"]["name"] != kHotPodA) continue;
+    found = true;
+    pod["status"]["phase"] = "Failed";
+    pod["status"]["reason"] = "OutOfcpu";
+    pod["status"].erase("conditions");
+    pod["metadata"]["creationTimestamp"] =
+        placement::format_rfc3339(std::chrono::system_clock::now() - std::chrono::hours(2));
+  }
+  REQUIRE(found);
+  // Its sibling is not Ready: the per-workload limit (1 in flight) would hold a running pod
+  // back, but a finished one serves nothing and goes.
+  for (nlohmann::json& pod : pods) {
+    if (pod["metadata"]["name"] != kHotPodB) continue;
+    pod["status"]["conditions"] = nlohmann::json::array({{{"type", "Ready"}, {"status", "False"}}});
+  }
+  server.set_objects("/api/v1/pods", std::move(pods));
+  std::string policy = tmp.write(
+      "policy.yaml",
+      "apiVersion: descheduler/v1alpha2\nkind: DeschedulerPolicy\nprofiles:\n- name: failed\n"
+      "  pluginConfig:\n  - name: RemoveFailedPods\n    args: {reasons: [OutOfcpu]}\n"
+      "  plugins:\n    deschedule: {enabled: [RemoveFailedPods]}\n");
+  Replica replica(server, prometheus, tmp, policy);
+  controller::CycleOutcome outcome = replica.cycle();
+  CHECK(outcome.planned == 1);
+  CHECK(outcome.evicted == 1);
+  std::vector<nlohmann::json> bodies = eviction_bodies(server);
+  REQUIRE(bodies.size() == 1);
+  CHECK(bodies[0]["metadata"]["name"] == kHotPodA);
+  CHECK_FALSE(has_pod(server, kHotPodA));
 }

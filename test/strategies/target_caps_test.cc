@@ -4,6 +4,7 @@
 // any of a resource, and after moves.
 #include <catch2/catch.hpp>
 
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -117,6 +118,7 @@ TEST_CASE("TargetCaps agrees with the maps on random caps and usage", "[target_s
       for (const std::string& r : names) {
         if (random() % 3) high[n][r] = static_cast<double>(random() % 101);
       }
+      if (random() % 10 == 0) high[n]["cpu"] = std::numeric_limits<double>::infinity();
     }
     TargetCaps caps(snapshot, high, predicted);
     placement::ResourceList requests;
@@ -124,10 +126,17 @@ TEST_CASE("TargetCaps agrees with the maps on random caps and usage", "[target_s
     PodAmounts pod{.cpu_milli = static_cast<double>(random() % 8000),
                    .memory_bytes = static_cast<double>(random() % (int64_t{32} << 30)),
                    .requests = &requests};
-    for (NodeId n = 0; n < node_count; ++n) {
-      INFO("round " << round << " node " << n);
-      CHECK(over_by_caps(caps, predicted, n, pod) ==
-            over_by_maps(snapshot.nodes[n], predicted.of(n), high[n], pod));
+    for (int step = 0; step < 3; ++step) {
+      for (NodeId n = 0; n < node_count; ++n) {
+        INFO("round " << round << " step " << step << " node " << n);
+        CHECK(over_by_caps(caps, predicted, n, pod) ==
+              over_by_maps(snapshot.nodes[n], predicted.of(n), high[n], pod));
+      }
+      // Moves after the table was built: the caps read the usage as it is then.
+      PodAmounts moved{.cpu_milli = static_cast<double>(random() % 4000),
+                       .memory_bytes = static_cast<double>(random() % (int64_t{8} << 30))};
+      predicted.move(static_cast<NodeId>(random() % node_count),
+                     static_cast<NodeId>(random() % node_count), moved);
     }
   }
 }
