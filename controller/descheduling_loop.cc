@@ -176,7 +176,8 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
-    // does not keep pods the cache replaces during the fetch alive: the two never add up.
+    // does not keep pods the cache replaces during the fetch alive: the two never add up. (A node
+    // that joins during the fetch is in the snapshot without usage: unknown for this cycle.)
     UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
     std::string secret_error;

@@ -219,7 +219,8 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       case EvictionResult::kFailed:
         ++summary.failed;
         // A request that got no answer may have evicted the pod: its workload counts it.
-        if (outcome.maybe_evicted && !workload.key.empty() && !in_flight(pod)) {
+        if (outcome.maybe_evicted && !workload.key.empty() && !in_flight(pod) &&
+            !pod.terminated()) {
           ++workload_in_flight[workload.key];
         }
         log_line(spdlog::level::warn, "eviction failed", fields);

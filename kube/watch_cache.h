@@ -80,7 +80,8 @@ class WatchCache {
   // Every node the cache holds (copies), in name order.
   std::vector<placement::Node> nodes() const;
   // Calls `visit` with every node the cache holds, in name order, under the cache's lock (no
-  // copies; keep `visit` short, the watches wait meanwhile).
+  // copies): keep `visit` short (the watches wait meanwhile), never call back into the cache
+  // from it (the lock is not recursive) and keep no reference past the call.
   void visit_nodes(const std::function<void(const placement::Node&)>& visit) const;
   // Every pod the cache holds whose spec.nodeName is `node` (copies; a scan of all pods).
   std::vector<placement::Pod> pods_on_node(std::string_view node) const;

@@ -71,7 +71,7 @@ const std::vector<PluginSchema>& plugin_schemas() {
       // own validation refuses that), so an enabled plugin without args is an error.
       {"PodLifeTime",
        {EP::kDeschedule},
-       {"maxPodLifeTimeSeconds or states"},
+       {"maxPodLifeTimeSeconds, states or exitCodes"},
        default_pod_lifetime_args,
        read_pod_lifetime_args,
        write_pod_lifetime_args},

@@ -127,8 +127,9 @@ PluginArgs read_pod_lifetime_args(FieldReader& args) {
     args.error_at("includingEphemeralContainers",
                   "ephemeral containers' states are not read by loadshift yet; remove the field");
   }
+  // On the values read (upstream v0.36 tests the lengths): `states: []` selects nothing either.
   if (!out.max_pod_life_time_seconds && out.states.empty() && out.exit_codes.empty() &&
-      !args.has("conditions") && !args.has("states") && !args.has("exitCodes")) {
+      !args.has("conditions")) {
     args.error(
         "expected at least one of maxPodLifeTimeSeconds, states or exitCodes (without one, "
         "PodLifeTime would select every pod)");

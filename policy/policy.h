@@ -217,9 +217,11 @@ struct NodeTaintsArgs {
   }
 };
 
-// PodLifeTime (kubernetes-sigs descheduler): pods older than maxPodLifeTimeSeconds, optionally
-// only those in one of `states` (a phase, status.reason or a container's waiting or terminated
-// reason), oldest first. Upstream's `conditions` are not supported yet (refused by the loader).
+// PodLifeTime (kubernetes-sigs descheduler): pods older than maxPodLifeTimeSeconds, in one of
+// `states` (a phase, status.reason or a container's waiting or terminated reason), passing
+// ownerKinds, with a terminated container's exit code in `exitCodes`: each when given, at least
+// one of the age, states and exit codes; oldest first. Upstream's `conditions` are not supported
+// yet (refused by the loader).
 struct PodLifeTimeArgs {
   std::optional<int64_t> max_pod_life_time_seconds;
   std::vector<std::string> states;

@@ -301,7 +301,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       if (pod.start_time.empty()) {
         return "younger than minPodAge: no status.startTime (the pod has not started)";
       }
-      std::optional<std::chrono::system_clock::time_point> started = placement::parse_rfc3339(pod.start_time);
+      std::optional<std::chrono::system_clock::time_point> started =
+          placement::parse_rfc3339(pod.start_time);
       if (!started) {
         return "unreadable start time: status.startTime \"" + pod.start_time +
                "\" is not an RFC 3339 time";
@@ -327,8 +328,9 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
     }
   }
 
-  // 15.
-  if (const std::optional<std::string>& unmovable = index_.unmovable_reason(id)) {
+  // 15. Only for a pod that would be placed again: a finished one goes without a target.
+  if (const std::optional<std::string>& unmovable = index_.unmovable_reason(id);
+      unmovable && !pod.terminated()) {
     return "unmovable: " + *unmovable;
   }
 

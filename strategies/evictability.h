@@ -1,6 +1,7 @@
 // Evictability: may this pod be evicted at all? DefaultEvictor's rules in upstream's order, then
-// loadshift's Volcano-gang and GPU rules. Stateless per pod; what depends on the plan so far (limits,
-// a job's minAvailable after earlier evictions, one pod per job per cycle) is PlanContext's.
+// loadshift's Volcano-gang and GPU rules. Stateless per pod; what depends on the plan so far
+// (limits, a job's minAvailable after earlier evictions, one pod per job per cycle) is
+// PlanContext's.
 #pragma once
 
 #include <chrono>
@@ -50,7 +51,7 @@ class EvictionFilter {
   //  (namespaceLabelSelector, evaluated on the kubernetes.io/metadata.name label every namespace
   //  has; a selector on other namespace labels refuses every pod, since a snapshot holds no
   //  Namespace objects),
-  //  15. placement::ClusterIndex::unmovable_reason (GPU pinning, DRA),
+  //  15. placement::ClusterIndex::unmovable_reason (GPU pinning, DRA), not for finished pods,
   //  16. Volcano: volcano.sh/preemptable "false" on the pod or its PodGroup; jobs whose policies
   //      restart the job on PodEvicted/AnyEvent unless switches allow,
   //  17. GPU pods unless switches.evict_gpu_pods.

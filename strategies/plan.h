@@ -23,7 +23,7 @@ struct EvictionDecision {
   PodId pod = 0;
   NodeId node = placement::kNoNode;    // where it runs now
   NodeId target = placement::kNoNode;  // where the placement core proved it fits (kNoNode only
-                                       // for deschedule plugins without nodeFit)
+                                       // for a finished pod: nothing is placed)
   std::string profile;
   std::string strategy;  // plugin name, e.g. "LoadAware"
   // For a person: "te3 cpu 92.0% > 80%: evict default/x (est. 0.5 cpu) -> te5 (cpu 21% -> 27%)"
@@ -66,7 +66,7 @@ struct NodeState {
   std::optional<double> metric;
   // The watermarks the node was classified against (resource -> percent), for the report's bars.
   policy::Percentages thresholds, target_thresholds;
-  std::string why;  // e.g. "unknown: no cpu series", "cpu 92.0% > 80%"
+  std::string why;            // e.g. "unknown: no cpu series", "cpu 92.0% > 80%"
   std::string classified_by;  // plugin that classified it ("" when none did)
 };
 

@@ -87,15 +87,15 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
     in_scope_[id] = !duplicate && ready(node) && !node.meta.deleting && selected;
     if (!duplicate && !in_scope_[id]) {
       // Outside the scope no plugin looks at the node: say why here, once.
-      state.why = !selected           ? "unclassified: outside the policy's nodeSelector"
+      state.why = !selected            ? "unclassified: outside the policy's nodeSelector"
                   : node.meta.deleting ? "unclassified: the node is being deleted"
                                        : "unclassified: the node is not Ready";
     }
     plan_.nodes.push_back(std::move(state));
   }
   if (scope_selector && selected_count == 0 && node_count > 0) {
-    plan_.notes.push_back("policy nodeSelector \"" + policy.node_selector + "\" matches none of the " +
-                          std::to_string(node_count) +
+    plan_.notes.push_back("policy nodeSelector \"" + policy.node_selector +
+                          "\" matches none of the " + std::to_string(node_count) +
                           (node_count == 1 ? " node" : " nodes") + ": nothing is planned");
   }
 }

@@ -71,6 +71,10 @@ class PlanContext {
   // own limits included. The reason's phrase names the limit, e.g. "node eviction limit reached:
   // 2 of 2 from te3 (maxNoOfPodsToEvictPerNode)".
   std::optional<std::string> limit_reason(PodId pod, const policy::EvictionLimits* limits) const;
+  // Whether the policy's maxNoOfPodsToEvictTotal is used up: no plugin may evict any more.
+  bool total_limit_reached() const {
+    return policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total;
+  }
 
   // Records the eviction: the decision, the Ledger reservation (when target != kNoNode), the
   // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
@@ -80,8 +84,9 @@ class PlanContext {
   // Records a pod that was looked at and stays. A pod skipped by several plugins keeps the first
   // reason; a pod later evicted loses its skip entries.
   void skip(PodId pod, const std::string& strategy, std::string reason);
-  bool planned(PodId pod) const { return ledger_.planned_node(pod) != placement::kNoNode ||
-                                         evicted_.count(pod) != 0; }
+  bool planned(PodId pod) const {
+    return ledger_.planned_node(pod) != placement::kNoNode || evicted_.count(pod) != 0;
+  }
   NodeState& node_state(NodeId node) { return plan_.nodes[node]; }
 
  private:
@@ -98,7 +103,7 @@ class PlanContext {
   std::vector<uint32_t> evicted_per_node_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_namespace_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_workload_;  // "ns/Kind/name"
-  std::unordered_map<uint32_t, uint32_t> evicted_per_job_;            // JobId -> count
+  std::unordered_map<uint32_t, uint32_t> evicted_per_job_;             // JobId -> count
   uint32_t evicted_total_ = 0;
   // Selector strings parsed by matches_selector(); empty optional: could not be parsed.
   mutable std::map<std::string, std::optional<placement::LabelSelector>, std::less<>> selectors_;

@@ -33,7 +33,7 @@ struct PodRank {
   // Creation time in seconds since the epoch (offsets and fractions applied); the oldest
   // possible value when the timestamp is missing or unreadable (counts as oldest).
   double created = -1e300;
-  std::string key;      // "namespace/name"
+  std::string key;  // "namespace/name"
 };
 PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId pod);
 

@@ -145,7 +145,17 @@ void evict_selected(std::vector<Selected> selected, const std::string& strategy,
                    [](const Selected& a, const Selected& b) { return a.order < b.order; });
   const placement::Snapshot& snapshot = ctx.snapshot();
   DescheduleTargets targets(ctx, scope);
-  for (Selected& s : selected) {
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const Selected& s = selected[i];
+    if (ctx.total_limit_reached()) {
+      // As upstream, the plugin stops here: one note, not a skip per remaining pod (with a
+      // lifetime of a day that can be every pod of the cluster).
+      ctx.plan().notes.push_back(strategy + " (profile " + scope.name +
+                                 "): " + std::to_string(selected.size() - i) +
+                                 " more pod(s) selected, not evicted: maxNoOfPodsToEvictTotal "
+                                 "reached");
+      return;
+    }
     if (!admit_for_eviction(ctx, scope, s.pod, strategy)) continue;
     const Pod& p = snapshot.pods[s.pod];
     const std::string where = node_with_pool(ctx, ctx.index().node_of(s.pod));
@@ -259,7 +269,7 @@ void run_failed_pods(const policy::FailedPodsArgs& args, const ProfileScope& sco
         if (age) why += ", age " + age_text(*age);
         if (!args.reasons.empty()) {
           std::string reason;
-          if (contains(args.reasons, p.reason)) reason = p.reason;
+          if (!p.reason.empty() && contains(args.reasons, p.reason)) reason = p.reason;
           any_status(p, args.including_init_containers, [&](const ContainerStatus& s) {
             if (reason.empty() && !s.waiting_reason.empty() &&
                 contains(args.reasons, s.waiting_reason)) {

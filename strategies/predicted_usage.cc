@@ -128,6 +128,9 @@ void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
 
 void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load) {
   for (const EvictionDecision& decision : plan.evictions) {
+    // A finished pod was never counted on its node (no usage, no requests): removing it frees
+    // nothing.
+    if (snapshot_.pods[decision.pod].terminated()) continue;
     move(decision.node, decision.target, load(decision.pod));
   }
 }

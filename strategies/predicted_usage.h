@@ -59,7 +59,7 @@ class PredictedUsage {
   // Usage never goes below 0.
   void move(NodeId from, NodeId to, const PodAmounts& load);
   // Applies every eviction the plan already holds (earlier plugins and profiles), the load of
-  // each pod given by `load`.
+  // each pod given by `load`; a finished pod's (Succeeded, Failed) frees nothing.
   void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
 
  private:

@@ -52,6 +52,9 @@ labelSelector:
              Equals(Strings{at(1, 1, "",
                                "expected at least one of maxPodLifeTimeSeconds, states or "
                                "exitCodes (without one, PodLifeTime would select every pod)")}));
+  // An empty list selects nothing either (upstream v0.36 tests the lengths).
+  CHECK(any_contains(read_args(read_pod_lifetime_args, "states: []\nexitCodes: []\n").errors,
+                     "expected at least one of maxPodLifeTimeSeconds, states or exitCodes"));
   Strings errors = read_args(read_pod_lifetime_args,
                              "maxPodLifeTimeSeconds: -1\nstates: [Runing]\nexitCodes: [x]\n"
                              "namespaces: {include: [a], exclude: [b]}\n"

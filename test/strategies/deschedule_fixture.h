@@ -3,8 +3,10 @@
 // reasons by pod name.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -42,6 +44,8 @@ struct DescheduleSetup {
   policy::DefaultEvictorArgs evictor;
   // Runs after the PlanContext is built, before the plugin (e.g. to classify nodes).
   std::function<void(strategies::PlanContext&)> prepare;
+  // The plan's "now" (pod ages, minPodAge); the clock when unset.
+  std::optional<std::chrono::system_clock::time_point> now;
 };
 
 struct DescheduleOutcome {
@@ -57,6 +61,7 @@ inline DescheduleOutcome run_deschedule(
   placement::ClusterIndex index(setup.snapshot);
   DescheduleOutcome out;
   strategies::PlanOptions options;
+  if (setup.now) options.now = *setup.now;
   strategies::PlanContext ctx(index, setup.usage, setup.policy, options, out.plan);
   strategies::EvictionFilter filter(index, setup.evictor, options.now);
   strategies::ProfileScope scope{"test", &filter, setup.evictor.node_fit,
