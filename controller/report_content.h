@@ -37,7 +37,7 @@ struct NodeRow {
 
 struct EvictionRow {
   std::string namespace_, pod, node;
-  std::string target;  // empty: no target (a deschedule plugin without nodeFit)
+  std::string target;  // empty: no target (a finished pod: nothing is placed)
   std::string strategy, reason;
 };
 

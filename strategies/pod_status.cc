@@ -15,11 +15,12 @@
 //
 // All three look at every pod of the in-scope nodes, finished ones included, as upstream does;
 // namespaces and labelSelector narrow that, and the profile's evictability filter and the
-// policy's limits apply to each pod selected. A finished pod (Succeeded or Failed) is evicted
-// without a target: nothing of it runs, and its controller, if any, replaces it either way. A
-// running pod needs a target the placement core accepts (deschedule_targets.h) whatever nodeFit
-// says: upstream evicts it without one when nodeFit is off; loadshift never evicts a pod the
-// placement core cannot place (it keeps running where it is; evicted, it would stay Pending).
+// policy's limits apply to each pod selected; at maxNoOfPodsToEvictTotal a plugin stops. A finished
+// pod (Succeeded or Failed) is evicted without a target: nothing of it runs, and its controller, if
+// any, replaces it either way. A running pod needs a target the placement core accepts
+// (deschedule_targets.h) whatever nodeFit says: upstream evicts it without one when nodeFit is off;
+// loadshift never evicts a pod the placement core cannot place (it keeps running where it is;
+// evicted, it would stay Pending).
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -148,12 +149,16 @@ void evict_selected(std::vector<Selected> selected, const std::string& strategy,
   for (size_t i = 0; i < selected.size(); ++i) {
     const Selected& s = selected[i];
     if (ctx.total_limit_reached()) {
-      // As upstream, the plugin stops here: one note, not a skip per remaining pod (with a
-      // lifetime of a day that can be every pod of the cluster).
-      ctx.plan().notes.push_back(strategy + " (profile " + scope.name +
-                                 "): " + std::to_string(selected.size() - i) +
-                                 " more pod(s) selected, not evicted: maxNoOfPodsToEvictTotal "
-                                 "reached");
+      // As upstream, the plugin stops here: the pod it stops at is skipped with the limit (the
+      // controller counts the limit once, under the descheduler's metric label), the rest are one
+      // note, not a skip each (with a lifetime of a day that can be every pod of the cluster).
+      ctx.skip(s.pod, strategy, ctx.limit_reason(s.pod, nullptr).value_or("total limit"));
+      if (selected.size() - i > 1) {
+        ctx.plan().notes.push_back("profile " + scope.name + ": " + strategy + ": " +
+                                   std::to_string(selected.size() - i - 1) +
+                                   " more pod(s) selected, not evicted: "
+                                   "maxNoOfPodsToEvictTotal reached");
+      }
       return;
     }
     if (!admit_for_eviction(ctx, scope, s.pod, strategy)) continue;
