@@ -191,11 +191,13 @@ TEST_CASE("plugin names resolve against the registry", "[policy][errors]") {
                 "10:9: profiles[0].plugins.balance.enabled[2]: unknown plugin \"Descheduler\" "
                 "(available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
                 "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
-                "RemovePodsHavingTooManyRestarts, RemoveFailedPods)"});
-  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: RemoveDuplicates\n"
-                                      "    args: {excludeOwnerKinds: [Job]}\n")) ==
+                "RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates)"});
+  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: "
+                                      "RemovePodsViolatingInterPodAntiAffinity\n"
+                                      "    args: {}\n")) ==
         Strings{"6:11: profiles[0].pluginConfig[0].name: loadshift does not implement plugin "
-                "RemoveDuplicates yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, "
+                "RemovePodsViolatingInterPodAntiAffinity yet (available: DefaultEvictor, "
+                "LoadAware, LowNodeUtilization, "
                 "HighNodeUtilization, RemovePodsViolatingNodeAffinity, "
                 "RemovePodsViolatingNodeTaints, PodLifeTime, RemovePodsHavingTooManyRestarts, "
                 "RemoveFailedPods)"});

@@ -143,7 +143,7 @@ data:
 const std::string kAvailable =
     " yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
     "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
-    "RemovePodsHavingTooManyRestarts, RemoveFailedPods)";
+    "RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates)";
 
 std::string without_lines_containing(std::string text, const Strings& needles) {
   std::string out;
