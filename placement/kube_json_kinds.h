@@ -123,6 +123,7 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
   std::vector<std::string> limited;    // names present in resources.limits
   bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "name") return read_string(d, field, container.name);
+    if (key == "image") return read_string(d, field, container.image);
     if (key == "resources") {
       return visit_fields(d, field, [&](std::string_view name, od::value& list) {
         if (name == "requests") return read_resource_list(d, list, container.requests, &requested);

@@ -177,6 +177,7 @@ std::string_view to_string(PodPhase phase);
 
 struct Container {
   std::string name;
+  std::string image;  // RemoveDuplicates tells copies of a workload by their images
   ResourceList requests;
   ResourceList limits;
   bool restart_always = false;  // init containers with restartPolicy Always (sidecars)

@@ -134,18 +134,18 @@ PodProtections read_protections(FieldReader& args) {
         std::string(flag.protection) + "]";
     // `false` is the default of every deprecated boolean: the podProtections equivalent is to
     // list nothing, and listing the protection would flip its meaning.
-    args.warning_at(flag.key, *value ? "deprecated since kubernetes-sigs/descheduler v0.34; use "
-                                       "podProtections." +
-                                           replacement + " instead" +
-                                           (flag.volcano_reads
-                                                ? " (not for Volcano's descheduler: it reads "
-                                                  "only the boolean)"
-                                                : "")
-                                     : "deprecated since kubernetes-sigs/descheduler v0.34; " +
-                                           std::string(flag.key) +
-                                           ": false is the default, so delete the line (do not "
-                                           "list " +
-                                           std::string(flag.protection) + " in podProtections)");
+    args.warning_at(flag.key,
+                    *value ? "deprecated since kubernetes-sigs/descheduler v0.34; use "
+                             "podProtections." +
+                                 replacement + " instead" +
+                                 (flag.volcano_reads ? " (not for Volcano's descheduler: it reads "
+                                                       "only the boolean)"
+                                                     : "")
+                           : "deprecated since kubernetes-sigs/descheduler v0.34; " +
+                                 std::string(flag.key) +
+                                 ": false is the default, so delete the line (do not "
+                                 "list " +
+                                 std::string(flag.protection) + " in podProtections)");
     if (*value) {
       legacy_set.push_back(std::string(flag.key) + ": true (= " + replacement + ")");
       legacy_protections.push_back(flag.protection);

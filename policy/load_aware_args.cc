@@ -114,9 +114,9 @@ std::vector<NodePool> read_node_pools(FieldReader& args, const std::optional<Per
       pool.name = *name;
     }
     if (!reader.has("nodeSelector")) {
-      reader.error_at("nodeSelector",
-                      reader.absent("nodeSelector") + " (the label selector of the pool's nodes, e.g. "
-                      "maip.mxsf.io/node.usage=training)");
+      reader.error_at("nodeSelector", reader.absent("nodeSelector") +
+                                          " (the label selector of the pool's nodes, e.g. "
+                                          "maip.mxsf.io/node.usage=training)");
     } else if (std::optional<std::string> selector = reader.selector_string("nodeSelector")) {
       if (selector->empty()) {
         reader.error_at("nodeSelector",

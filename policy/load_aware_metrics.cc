@@ -108,8 +108,7 @@ bool is_volcano_form(const FieldReader& args, const FieldReader* metrics) {
                    {"metrics", "duration", "thresholds", "targetThresholds",
                     "useDeviationThresholds", "numberOfNodes", "nodeFit", "nodeSelector",
                     "evictableNamespaces", "evictLocalStoragePods", "evictSystemCriticalPods",
-                    "ignorePvcPods", "evictFailedBarePods", "labelSelector",
-                    "priorityThreshold"});
+                    "ignorePvcPods", "evictFailedBarePods", "labelSelector", "priorityThreshold"});
 }
 
 // window (or Volcano's duration), step, and their rule step <= window.
@@ -252,9 +251,9 @@ LoadAwareMetrics read_load_aware_metrics(FieldReader& args) {
   LoadAwareMetrics out;
   std::optional<FieldReader> metrics = args.object("metrics");
   if (!metrics) {
-    args.error_at("metrics",
-                  args.absent("metrics") + " (LoadAware reads node load from Prometheus: set "
-                  "metrics.type: prometheus and metrics.address)");
+    args.error_at("metrics", args.absent("metrics") +
+                                 " (LoadAware reads node load from Prometheus: set "
+                                 "metrics.type: prometheus and metrics.address)");
   }
   FieldReader* block = metrics && metrics->valid() ? &*metrics : nullptr;
   read_window_and_step(args, block, out);

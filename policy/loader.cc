@@ -310,17 +310,18 @@ void check_one_usage_fetch(const Policy& policy,
     }
     LoadAwareMetrics mine = args.metrics, theirs = first->metrics;
     mine.min_node_coverage = theirs.min_node_coverage = std::nullopt;
-    const char* field = !(mine == theirs) ? "metrics"
+    const char* field = !(mine == theirs)                            ? "metrics"
                         : args.sustained_for != first->sustained_for ? "sustainedFor"
-                                                                      : nullptr;
+                                                                     : nullptr;
     if (field == nullptr || !where->second.node.IsMap()) continue;
     FieldReader reader(where->second.node, where->second.path, &diagnostics);
-    reader.error_at(field, std::string("differs from ") + first_path + "." + field +
-                               ": one usage fetch per cycle serves every LoadAware plugin, so all "
-                               "must use the same " + field +
-                               (std::string_view(field) == "metrics"
-                                    ? " settings (minNodeCoverage may differ)"
-                                    : ""));
+    reader.error_at(
+        field,
+        std::string("differs from ") + first_path + "." + field +
+            ": one usage fetch per cycle serves every LoadAware plugin, so all "
+            "must use the same " +
+            field +
+            (std::string_view(field) == "metrics" ? " settings (minNodeCoverage may differ)" : ""));
   }
 }
 

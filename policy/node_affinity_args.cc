@@ -25,7 +25,8 @@ PluginArgs read_node_affinity_args(FieldReader& args) {
   NodeAffinityArgs out;
   if (!args.valid()) return out;
   if (!args.has("nodeAffinityType")) {
-    args.error_at("nodeAffinityType", args.absent("nodeAffinityType") + " (" + expected_types() + ")");
+    args.error_at("nodeAffinityType",
+                  args.absent("nodeAffinityType") + " (" + expected_types() + ")");
   } else if (std::optional<std::vector<std::string>> types = args.string_list("nodeAffinityType")) {
     if (types->empty()) {
       args.error_at("nodeAffinityType", expected_types() + ", found an empty list");

@@ -51,7 +51,7 @@ MetricsUtilization read_metrics_utilization(FieldReader& args) {
         prometheus->error_at("query",
                              prometheus->absent("query") +
                                  " (source Prometheus needs a query giving "
-                             "each node's utilisation in 0..1, labelled instance=<node name>)");
+                                 "each node's utilisation in 0..1, labelled instance=<node name>)");
       }
       out.prometheus_query = query.value_or("");
       prometheus->finish();

@@ -87,6 +87,12 @@ const std::vector<PluginSchema>& plugin_schemas() {
        default_failed_pods_args,
        read_failed_pods_args,
        write_failed_pods_args},
+      {"RemoveDuplicates",
+       {EP::kBalance},
+       {},
+       default_remove_duplicates_args,
+       read_remove_duplicates_args,
+       write_remove_duplicates_args},
   };
   return kSchemas;
 }
@@ -100,7 +106,6 @@ const PluginSchema* find_plugin_schema(std::string_view name) {
 
 const std::vector<std::string_view>& upstream_only_plugins() {
   static const std::vector<std::string_view> kUpstreamOnly = {
-      "RemoveDuplicates",
       "RemovePodsViolatingInterPodAntiAffinity",
       "RemovePodsViolatingTopologySpreadConstraint",
   };

@@ -80,5 +80,8 @@ void write_too_many_restarts_args(const PluginArgs& args, YAML::Emitter& out);
 PluginArgs default_failed_pods_args();
 PluginArgs read_failed_pods_args(FieldReader& args);
 void write_failed_pods_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_remove_duplicates_args();
+PluginArgs read_remove_duplicates_args(FieldReader& args);
+void write_remove_duplicates_args(const PluginArgs& args, YAML::Emitter& out);
 
 }  // namespace loadshift::policy

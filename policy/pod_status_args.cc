@@ -220,4 +220,28 @@ void write_failed_pods_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
   out << YAML::EndMap;
 }
 
+// ---- RemoveDuplicates ----
+
+PluginArgs default_remove_duplicates_args() {
+  return RemoveDuplicatesArgs{};
+}
+
+PluginArgs read_remove_duplicates_args(FieldReader& args) {
+  RemoveDuplicatesArgs out;
+  if (!args.valid()) return out;
+  out.exclude_owner_kinds =
+      args.string_list("excludeOwnerKinds").value_or(std::vector<std::string>{});
+  out.namespaces = read_namespaces(args);
+  args.finish();
+  return out;
+}
+
+void write_remove_duplicates_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
+  const RemoveDuplicatesArgs& args = std::get<RemoveDuplicatesArgs>(plugin_args);
+  out << YAML::BeginMap;
+  emit_list(out, "excludeOwnerKinds", args.exclude_owner_kinds);
+  emit_namespaces(out, "namespaces", args.namespaces);
+  out << YAML::EndMap;
+}
+
 }  // namespace loadshift::policy

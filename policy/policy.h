@@ -272,9 +272,17 @@ struct FailedPodsArgs {
   }
 };
 
-using PluginArgs =
-    std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs, NodeAffinityArgs,
-                 NodeTaintsArgs, PodLifeTimeArgs, TooManyRestartsArgs, FailedPodsArgs>;
+// RemoveDuplicates: pods of one owner with the same images on one node, spread so that no node
+// holds more than its share of the owner's pods.
+struct RemoveDuplicatesArgs {
+  std::vector<std::string> exclude_owner_kinds;
+  Namespaces namespaces;
+  friend bool operator==(const RemoveDuplicatesArgs&, const RemoveDuplicatesArgs&) = default;
+};
+
+using PluginArgs = std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs,
+                                NodeAffinityArgs, NodeTaintsArgs, PodLifeTimeArgs,
+                                TooManyRestartsArgs, FailedPodsArgs, RemoveDuplicatesArgs>;
 
 struct PluginConfig {
   std::string name;

@@ -167,6 +167,12 @@ void summarize(std::ostream& out, const FailedPodsArgs& a) {
   out << " (" << containers(a.including_init_containers) << "); " << namespaces(a.namespaces);
 }
 
+void summarize(std::ostream& out, const RemoveDuplicatesArgs& a) {
+  out << "duplicates of one owner and images on a node";
+  if (!a.exclude_owner_kinds.empty()) out << ", not owned by " << join(a.exclude_owner_kinds);
+  out << "; " << namespaces(a.namespaces);
+}
+
 void summarize_profile(std::ostream& out, const Profile& profile) {
   out << "profile \"" << profile.name << "\"\n";
   out << "  deschedule:        " << join(profile.plugins.deschedule.enabled) << "\n";

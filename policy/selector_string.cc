@@ -36,7 +36,9 @@ std::string_view trim(std::string_view text) {
   return text.substr(b, e - b);
 }
 
-[[noreturn]] void fail(const std::string& message) { throw std::invalid_argument(message); }
+[[noreturn]] void fail(const std::string& message) {
+  throw std::invalid_argument(message);
+}
 
 [[noreturn]] void cannot_parse(std::string_view part) {
   fail("cannot parse requirement \"" + std::string(part) +
@@ -96,9 +98,8 @@ std::optional<placement::LabelSelectorRequirement> parse_set(std::string_view ke
   size_t start = 0;
   while (true) {
     size_t comma = inner.find(',', start);
-    std::string_view value =
-        trim(inner.substr(start, comma == std::string_view::npos ? std::string_view::npos
-                                                                 : comma - start));
+    std::string_view value = trim(inner.substr(
+        start, comma == std::string_view::npos ? std::string_view::npos : comma - start));
     check_value(value);
     requirement.values.emplace_back(value);
     if (comma == std::string_view::npos) break;

@@ -45,20 +45,24 @@ void write_default_evictor(const DefaultEvictorArgs& args, YAML::Emitter& out,
                         ": kubernetes-sigs v0.31+; Volcano evicts pods of any age");
   }
   if (args.no_eviction_policy == NoEvictionPolicy::kMandatory) {
-    lost.add(where, "noEvictionPolicy Mandatory: kubernetes-sigs v0.34+; Volcano ignores the "
-                    "prefer-no-eviction annotation");
+    lost.add(where,
+             "noEvictionPolicy Mandatory: kubernetes-sigs v0.34+; Volcano ignores the "
+             "prefer-no-eviction annotation");
   }
   if (p.without_pdb) {
-    lost.add(where, "protection PodsWithoutPDB: kubernetes-sigs v0.32+; Volcano evicts pods "
-                    "without a PodDisruptionBudget");
+    lost.add(where,
+             "protection PodsWithoutPDB: kubernetes-sigs v0.32+; Volcano evicts pods "
+             "without a PodDisruptionBudget");
   }
   if (p.with_resource_claims) {
-    lost.add(where, "protection PodsWithResourceClaims: kubernetes-sigs v0.34+; Volcano evicts "
-                    "pods with resource claims");
+    lost.add(where,
+             "protection PodsWithResourceClaims: kubernetes-sigs v0.34+; Volcano evicts "
+             "pods with resource claims");
   }
   if (!p.protected_storage_classes.empty()) {
-    lost.add(where, "PodsWithPVC protectedStorageClasses: kubernetes-sigs v0.35+; Volcano's "
-                    "ignorePvcPods protects every pod with a PVC");
+    lost.add(where,
+             "PodsWithPVC protectedStorageClasses: kubernetes-sigs v0.35+; Volcano's "
+             "ignorePvcPods protects every pod with a PVC");
   }
 }
 
@@ -89,16 +93,18 @@ void write_load_aware(const LoadAwareArgs& args, bool evictor_node_fit, YAML::Em
     lost.add(where, "metrics.queries: Volcano runs its own fixed queries");
   }
   if (m.node_label != dm.node_label || m.node_match == NodeMatch::kInternalIp) {
-    lost.add(where, "metrics.nodeLabel/nodeMatch: Volcano matches the instance label to the node "
-                    "name only");
+    lost.add(where,
+             "metrics.nodeLabel/nodeMatch: Volcano matches the instance label to the node "
+             "name only");
   }
   if (!m.bearer_token_file.empty() || !m.ca_file.empty() || m.insecure_skip_verify ||
       !m.headers.empty()) {
     lost.add(where, "metrics TLS, token and header settings: Volcano connects without them");
   }
   if (m.min_node_coverage != dm.min_node_coverage) {
-    lost.add(where, "metrics.minNodeCoverage: Volcano has no coverage gate (a node without data "
-                    "counts as idle there)");
+    lost.add(where,
+             "metrics.minNodeCoverage: Volcano has no coverage gate (a node without data "
+             "counts as idle there)");
   }
   if (args.sustained_for) {
     lost.add(where, "sustainedFor " + args.sustained_for->text + ": Volcano acts on one window");
@@ -111,24 +117,29 @@ void write_load_aware(const LoadAwareArgs& args, bool evictor_node_fit, YAML::Em
   }
   if (args.eviction_limits.node || args.eviction_limits.namespace_ ||
       args.eviction_limits.workload) {
-    lost.add(where, "evictionLimits: Volcano has only the policy's maxNoOfPodsToEvictPerNode and "
-                    "PerNamespace");
+    lost.add(where,
+             "evictionLimits: Volcano has only the policy's maxNoOfPodsToEvictPerNode and "
+             "PerNamespace");
   }
   // Where Volcano's LoadAware itself behaves differently, whatever the settings.
-  lost.add(where, "nodes without usage data: loadshift never uses them, Volcano counts them as "
-                  "idle (usage 0) and may send pods there");
+  lost.add(where,
+           "nodes without usage data: loadshift never uses them, Volcano counts them as "
+           "idle (usage 0) and may send pods there");
   if (!args.node_fit && !evictor_node_fit) {
-    lost.add(where, "nodeFit false here and in DefaultEvictor: loadshift evicts only to a target "
-                    "it proved, Volcano then evicts without any fit check");
+    lost.add(where,
+             "nodeFit false here and in DefaultEvictor: loadshift evicts only to a target "
+             "it proved, Volcano then evicts without any fit check");
   }
   if (args.use_deviation_thresholds) {
-    lost.add(where, "useDeviationThresholds: Volcano takes the mean from requests, not usage, and "
-                    "sets unnamed resources to 0/0");
+    lost.add(where,
+             "useDeviationThresholds: Volcano takes the mean from requests, not usage, and "
+             "sets unnamed resources to 0/0");
   }
   // loadshift's own protections, on by default: Volcano has none of them.
   if (!args.evict_gpu_pods || !args.evict_gang_pods || args.respect_restart_policies) {
-    lost.add(where, "loadshift's protections of GPU pods and Volcano gangs (gpu, gang): Volcano "
-                    "evicts such pods like any other");
+    lost.add(where,
+             "loadshift's protections of GPU pods and Volcano gangs (gpu, gang): Volcano "
+             "evicts such pods like any other");
   }
 }
 
@@ -197,8 +208,9 @@ void note_top_level(const Policy& policy, NotCarried& lost) {
                      ": kubernetes-sigs v0.31+; Volcano has no total limit");
   }
   if (policy.grace_period_seconds) {
-    lost.add("", "gracePeriodSeconds: kubernetes-sigs v0.33+; Volcano evicts with each pod's own "
-                 "grace period");
+    lost.add("",
+             "gracePeriodSeconds: kubernetes-sigs v0.33+; Volcano evicts with each pod's own "
+             "grace period");
   }
   if (policy.metrics_providers.kubernetes_metrics || policy.metrics_providers.prometheus) {
     lost.add("", "metricsProviders: kubernetes-sigs v0.33+");

@@ -39,6 +39,7 @@ const Strategy* find_strategy(std::string_view name) {
       {"PodLifeTime", strategy_of(&run_pod_lifetime)},
       {"RemovePodsHavingTooManyRestarts", strategy_of(&run_too_many_restarts)},
       {"RemoveFailedPods", strategy_of(&run_failed_pods)},
+      {"RemoveDuplicates", strategy_of(&run_remove_duplicates)},
   };
   auto it = kStrategies.find(name);
   return it == kStrategies.end() ? nullptr : &it->second;

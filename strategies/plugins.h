@@ -45,4 +45,9 @@ void run_too_many_restarts(const policy::TooManyRestartsArgs& args, const Profil
 void run_failed_pods(const policy::FailedPodsArgs& args, const ProfileScope& scope,
                      PlanContext& ctx);
 
+// Balance: copies of one workload (same owner, same images) on one node, spread over the nodes
+// they may run on (duplicates.cc).
+void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const ProfileScope& scope,
+                           PlanContext& ctx);
+
 }  // namespace loadshift::strategies

@@ -191,14 +191,16 @@ TEST_CASE("plugin names resolve against the registry", "[policy][errors]") {
                 "10:9: profiles[0].plugins.balance.enabled[2]: unknown plugin \"Descheduler\" "
                 "(available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
                 "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
-                "RemovePodsHavingTooManyRestarts, RemoveFailedPods)"});
-  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: RemoveDuplicates\n"
-                                      "    args: {excludeOwnerKinds: [Job]}\n")) ==
+                "RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates)"});
+  CHECK(errors_of(policy_with_profile("  pluginConfig:\n  - name: "
+                                      "RemovePodsViolatingInterPodAntiAffinity\n"
+                                      "    args: {}\n")) ==
         Strings{"6:11: profiles[0].pluginConfig[0].name: loadshift does not implement plugin "
-                "RemoveDuplicates yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, "
+                "RemovePodsViolatingInterPodAntiAffinity yet (available: DefaultEvictor, "
+                "LoadAware, LowNodeUtilization, "
                 "HighNodeUtilization, RemovePodsViolatingNodeAffinity, "
                 "RemovePodsViolatingNodeTaints, PodLifeTime, RemovePodsHavingTooManyRestarts, "
-                "RemoveFailedPods)"});
+                "RemoveFailedPods, RemoveDuplicates)"});
 }
 
 TEST_CASE("an enabled plugin must implement its extension point", "[policy][errors]") {
@@ -283,11 +285,8 @@ extra: 1
             "move those settings into podProtections",
             "19:17: profiles[0].plugins.deschedule.enabled[0]: plugin LoadAware does not "
             "implement the deschedule extension point (it implements balance, preEvictionFilter)",
-            "19:28: profiles[0].plugins.deschedule.enabled[1]: loadshift does not implement "
-            "plugin RemoveDuplicates yet (available: DefaultEvictor, LoadAware, "
-            "LowNodeUtilization, HighNodeUtilization, RemovePodsViolatingNodeAffinity, "
-            "RemovePodsViolatingNodeTaints, PodLifeTime, RemovePodsHavingTooManyRestarts, "
-            "RemoveFailedPods)",
+            "19:28: profiles[0].plugins.deschedule.enabled[1]: plugin RemoveDuplicates does "
+            "not implement the deschedule extension point (it implements balance)",
             "22:1: extra: unknown field \"extra\"",
         });
   CHECK(loaded.warnings ==

@@ -143,7 +143,7 @@ data:
 const std::string kAvailable =
     " yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
     "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
-    "RemovePodsHavingTooManyRestarts, RemoveFailedPods)";
+    "RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates)";
 
 std::string without_lines_containing(std::string text, const Strings& needles) {
   std::string out;
@@ -252,12 +252,6 @@ data:
             "20:17: profiles[0].pluginConfig[1].name: loadshift does not implement plugin "
             "RemovePodsViolatingInterPodAntiAffinity" +
                 kAvailable,
-            "21:17: profiles[0].pluginConfig[2].name: loadshift does not implement plugin "
-            "RemoveDuplicates" +
-                kAvailable,
-            "35:17: profiles[0].plugins.balance.enabled[0]: loadshift does not implement plugin "
-            "RemoveDuplicates" +
-                kAvailable,
             "39:17: profiles[0].plugins.deschedule.enabled[0]: loadshift does not implement "
             "plugin RemovePodsViolatingInterPodAntiAffinity" +
                 kAvailable,
@@ -270,13 +264,10 @@ TEST_CASE("the Helm chart's default policy names plugins loadshift does not have
   const std::string kNot = "loadshift does not implement plugin ";
   CHECK(loaded.errors ==
         Strings{
-            "24:15: profiles[0].pluginConfig[1].name: " + kNot + "RemoveDuplicates" + kAvailable,
             "34:15: profiles[0].pluginConfig[5].name: " + kNot +
                 "RemovePodsViolatingInterPodAntiAffinity" + kAvailable,
             "35:15: profiles[0].pluginConfig[6].name: " + kNot +
                 "RemovePodsViolatingTopologySpreadConstraint" + kAvailable,
-            "49:13: profiles[0].plugins.balance.enabled[0]: " + kNot + "RemoveDuplicates" +
-                kAvailable,
             "50:13: profiles[0].plugins.balance.enabled[1]: " + kNot +
                 "RemovePodsViolatingTopologySpreadConstraint" + kAvailable,
             "57:13: profiles[0].plugins.deschedule.enabled[3]: " + kNot +
