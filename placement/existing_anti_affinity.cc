@@ -46,7 +46,7 @@ ExistingAntiAffinity::ExistingAntiAffinity(const Snapshot& snapshot,
   for (NodeId node = 0; node < pods_on_node.size(); ++node) {
     const StringMap& labels = snapshot.nodes[node].meta.labels;
     for (PodId owner : pods_on_node[node]) {
-      const auto& terms = snapshot.pods[owner].required_anti_affinity;
+      const auto& terms = snapshot.pods[owner].pod_anti_affinity.required;
       for (uint32_t t = 0; t < terms.size(); ++t) {
         const std::string* value = labels.find(terms[t].topology_key);
         if (value == nullptr) continue;  // the node is in no domain of this key
@@ -77,7 +77,7 @@ bool ExistingAntiAffinity::check(PodId pod_id, NodeId node, Reasons* out) const 
     for (const TermRef& ref : in_domain->second) {
       if (ref.owner == pod_id) continue;  // the pod's own terms leave with it
       const Pod& owner = snapshot_->pods[ref.owner];
-      const PodAffinityTerm& term = owner.required_anti_affinity[ref.term];
+      const PodAffinityTerm& term = owner.pod_anti_affinity.required[ref.term];
       if (!anti_affinity_term_selects(term, owner, pod)) continue;
       ok = false;
       if (out == nullptr) return false;

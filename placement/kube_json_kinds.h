@@ -161,19 +161,6 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
   return ok;
 }
 
-// podAffinity / podAntiAffinity: only the number of terms is kept.
-inline bool count_pod_affinity_terms(Decoding& d, od::value& value, int& required, int& preferred) {
-  return visit_fields(d, value, [&](std::string_view key, od::value& field) {
-    if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
-      return count_elements(d, field, required);
-    }
-    if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
-      return count_elements(d, field, preferred);
-    }
-    return true;
-  });
-}
-
 // A PodAffinityTerm (labelSelector, namespaces, namespaceSelector, topologyKey).
 inline bool read_pod_affinity_term(Decoding& d, od::value& value, PodAffinityTerm& term) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
@@ -187,34 +174,72 @@ inline bool read_pod_affinity_term(Decoding& d, od::value& value, PodAffinityTer
   });
 }
 
-// podAntiAffinity: required terms are kept whole (existing pods refuse incoming ones by them).
-inline bool read_pod_anti_affinity(Decoding& d, od::value& value, Pod& pod) {
-  PodAffinitySummary& summary = pod.pod_affinity;
+// podAffinity or podAntiAffinity: required terms, and preferred ones with their weights.
+inline bool read_inter_pod_terms(Decoding& d, od::value& value, InterPodTerms& terms) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "requiredDuringSchedulingIgnoredDuringExecution") {
       return visit_array(d, field, [&](od::value& element, size_t) {
-        ++summary.required_anti_affinity_terms;
-        return read_pod_affinity_term(d, element, pod.required_anti_affinity.emplace_back());
+        return read_pod_affinity_term(d, element, terms.required.emplace_back());
       });
     }
     if (key == "preferredDuringSchedulingIgnoredDuringExecution") {
-      return count_elements(d, field, summary.preferred_terms);
+      return visit_array(d, field, [&](od::value& element, size_t) {
+        WeightedPodAffinityTerm& weighted = terms.preferred.emplace_back();
+        return visit_fields(d, element, [&](std::string_view name, od::value& item) {
+          if (name == "weight") return read_int32(d, item, weighted.weight);
+          if (name == "podAffinityTerm") return read_pod_affinity_term(d, item, weighted.term);
+          return true;
+        });
+      });
     }
     return true;
   });
 }
 
 inline bool read_affinity(Decoding& d, od::value& value, Pod& pod) {
-  PodAffinitySummary& summary = pod.pod_affinity;
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "nodeAffinity") return read_node_affinity(d, field, pod.node_affinity);
-    if (key == "podAffinity") {
-      return count_pod_affinity_terms(d, field, summary.required_affinity_terms,
-                                      summary.preferred_terms);
-    }
-    if (key == "podAntiAffinity") return read_pod_anti_affinity(d, field, pod);
+    if (key == "podAffinity") return read_inter_pod_terms(d, field, pod.pod_affinity);
+    if (key == "podAntiAffinity") return read_inter_pod_terms(d, field, pod.pod_anti_affinity);
     return true;
   });
+}
+
+inline constexpr EnumNames<UnsatisfiableAction, 2> kUnsatisfiableActions{
+    {{"DoNotSchedule", UnsatisfiableAction::kDoNotSchedule},
+     {"ScheduleAnyway", UnsatisfiableAction::kScheduleAnyway}}};
+inline constexpr EnumNames<InclusionPolicy, 2> kInclusionPolicies{
+    {{"Honor", InclusionPolicy::kHonor}, {"Ignore", InclusionPolicy::kIgnore}}};
+
+// One of spec.topologySpreadConstraints; absent optional fields keep the scheduler's defaults.
+inline bool read_topology_spread(Decoding& d, od::value& value, TopologySpreadConstraint& c) {
+  std::optional<UnsatisfiableAction> action;
+  bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
+    if (key == "maxSkew") return read_int32(d, field, c.max_skew);
+    if (key == "topologyKey") return read_string(d, field, c.topology_key);
+    if (key == "whenUnsatisfiable") return read_enum(d, field, kUnsatisfiableActions, action);
+    if (key == "labelSelector") return read_optional_label_selector(d, field, c.label_selector);
+    if (key == "minDomains") {
+      std::optional<int32_t> min_domains;
+      if (!read_optional_int32(d, field, min_domains)) return false;
+      c.min_domains = min_domains.value_or(1);
+      return true;
+    }
+    if (key == "nodeAffinityPolicy" || key == "nodeTaintsPolicy") {
+      std::optional<InclusionPolicy> policy;
+      if (!read_enum(d, field, kInclusionPolicies, policy)) return false;
+      InclusionPolicy& target = key == "nodeAffinityPolicy" ? c.node_affinity_policy
+                                                            : c.node_taints_policy;
+      if (policy) target = *policy;
+      return true;
+    }
+    if (key == "matchLabelKeys") return read_string_list(d, field, c.match_label_keys);
+    return true;
+  });
+  if (!ok) return false;
+  if (!action) return missing_enum(d, "whenUnsatisfiable", kUnsatisfiableActions);
+  c.when_unsatisfiable = *action;
+  return true;
 }
 
 inline bool read_volume(Decoding& d, od::value& value, Volume& volume) {
@@ -267,6 +292,11 @@ inline bool read_pod_spec(Decoding& d, od::value& value, Pod& pod) {
     if (key == "overhead") return read_resource_list(d, field, pod.overhead);
     if (key == "nodeSelector") return read_string_map(d, field, pod.node_selector);
     if (key == "affinity") return read_affinity(d, field, pod);
+    if (key == "topologySpreadConstraints") {
+      return visit_array(d, field, [&](od::value& element, size_t) {
+        return read_topology_spread(d, element, pod.topology_spread.emplace_back());
+      });
+    }
     if (key == "tolerations") {
       return visit_array(d, field, [&](od::value& element, size_t) {
         return read_toleration(d, element, pod.tolerations.emplace_back());

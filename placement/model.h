@@ -110,15 +110,6 @@ struct NodeAffinity {
   std::vector<PreferredSchedulingTerm> preferred;
 };
 
-// Inter-pod affinity of the pod itself is decoded only far enough to know it is there: the
-// placement core refuses to move pods with required inter-pod (anti-)affinity rather than guess
-// (see predicates.h).
-struct PodAffinitySummary {
-  int required_affinity_terms = 0;
-  int required_anti_affinity_terms = 0;
-  int preferred_terms = 0;
-};
-
 struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist
@@ -132,8 +123,8 @@ struct LabelSelector {
 };
 bool matches(const LabelSelector& selector, const StringMap& labels);
 
-// One required podAntiAffinity term (PodAffinityTerm). Kept whole because the pods already on a
-// node refuse incoming pods by it (placement/existing_anti_affinity.h).
+// One PodAffinityTerm of podAffinity or podAntiAffinity. matchLabelKeys and mismatchLabelKeys are
+// not read: kube-apiserver merges them into labelSelector when it creates the pod.
 struct PodAffinityTerm {
   // labelSelector; an empty optional (null) selects no pod, an empty selector every pod.
   std::optional<LabelSelector> label_selector;
@@ -141,6 +132,35 @@ struct PodAffinityTerm {
   // namespaceSelector; null: `namespaces`, or the pod's own namespace when that is empty too.
   std::optional<LabelSelector> namespace_selector;
   std::string topology_key;
+};
+
+// preferredDuringSchedulingIgnoredDuringExecution[]: a term with its weight (1..100).
+struct WeightedPodAffinityTerm {
+  int32_t weight = 0;
+  PodAffinityTerm term;
+};
+
+// spec.affinity.podAffinity or spec.affinity.podAntiAffinity.
+struct InterPodTerms {
+  std::vector<PodAffinityTerm> required;  // requiredDuringSchedulingIgnoredDuringExecution
+  std::vector<WeightedPodAffinityTerm> preferred;
+  bool empty() const { return required.empty() && preferred.empty(); }
+};
+
+enum class UnsatisfiableAction : uint8_t { kDoNotSchedule, kScheduleAnyway };
+enum class InclusionPolicy : uint8_t { kHonor, kIgnore };
+
+// One of spec.topologySpreadConstraints, with the scheduler's defaults for absent fields.
+struct TopologySpreadConstraint {
+  int32_t max_skew = 1;
+  std::string topology_key;
+  UnsatisfiableAction when_unsatisfiable = UnsatisfiableAction::kDoNotSchedule;
+  std::optional<LabelSelector> label_selector;  // null selects no pod
+  int32_t min_domains = 1;                      // absent: 1
+  InclusionPolicy node_affinity_policy = InclusionPolicy::kHonor;
+  InclusionPolicy node_taints_policy = InclusionPolicy::kIgnore;
+  // matchLabelKeys: the scheduler adds key=value of the pod's own labels to the selector.
+  std::vector<std::string> match_label_keys;
 };
 
 // ---- nodes ---------------------------------------------------------------------------------
@@ -224,8 +244,9 @@ struct Pod {
   ResourceList overhead;
   StringMap node_selector;
   NodeAffinity node_affinity;
-  PodAffinitySummary pod_affinity;
-  std::vector<PodAffinityTerm> required_anti_affinity;  // podAntiAffinity.required...Execution
+  InterPodTerms pod_affinity;       // spec.affinity.podAffinity
+  InterPodTerms pod_anti_affinity;  // spec.affinity.podAntiAffinity
+  std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
   std::vector<Toleration> tolerations;
   std::vector<Volume> volumes;
   std::vector<int32_t> host_ports;   // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)

@@ -267,8 +267,7 @@ int64_t preferred_affinity_score(const Pod& pod, const Node& node) {
 }
 
 bool check_inter_pod_affinity(const Pod& pod, Reasons* out) {
-  const PodAffinitySummary& a = pod.pod_affinity;
-  if (a.required_affinity_terms == 0 && a.required_anti_affinity_terms == 0) return true;
+  if (pod.pod_affinity.required.empty() && pod.pod_anti_affinity.required.empty()) return true;
   return reject(out, Rule::kInterPodAffinity,
                 "pod has required inter-pod affinity or anti-affinity, which loadshift does not "
                 "evaluate; not moved");

@@ -231,9 +231,9 @@ TEST_CASE("a single Pod is decoded field by field", "[decode]") {
   CHECK(affinity.preferred[0].preference.match_expressions[0].op == SelectorOperator::kExists);
   CHECK(affinity.preferred[1].weight == 5);
   CHECK(affinity.preferred[1].preference.match_expressions[0].op == SelectorOperator::kLt);
-  CHECK(pod.pod_affinity.required_affinity_terms == 1);
-  CHECK(pod.pod_affinity.required_anti_affinity_terms == 2);
-  CHECK(pod.pod_affinity.preferred_terms == 3);
+  CHECK(pod.pod_affinity.required.size() == 1);
+  CHECK(pod.pod_anti_affinity.required.size() == 2);
+  CHECK(pod.pod_affinity.preferred.size() + pod.pod_anti_affinity.preferred.size() == 3);
 
   REQUIRE(pod.tolerations.size() == 3);
   CHECK(pod.tolerations[0].key == "pool");

@@ -61,8 +61,7 @@ TEST_CASE("a node in the domain of an existing pod's anti-affinity is refused, o
   snapshot.nodes = {zoned("home", "c"), zoned("a1", "a"), zoned("a2", "a"), zoned("b1", "b"),
                     make_node("nozone")};
   Pod guard = make_pod("guard", 100, 1 << 20, "a1");  // no web pods in zone a
-  guard.required_anti_affinity.push_back(term_selecting("web", "zone"));
-  guard.pod_affinity.required_anti_affinity_terms = 1;
+  guard.pod_anti_affinity.required.push_back(term_selecting("web", "zone"));
   Pod web = make_pod("web", 100, 1 << 20, "home");
   web.meta.labels.set("app", "web");
   Pod db = make_pod("db", 100, 1 << 20, "home");

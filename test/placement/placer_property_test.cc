@@ -130,7 +130,6 @@ Pod random_pod(Random& r, int i, int node_count) {
     pod.node_affinity.required = terms;
   }
   if (r.chance(0.1)) pod.host_ports.push_back(r.pick(std::vector<int32_t>{80, 443}));
-  if (r.chance(0.03)) pod.pod_affinity.required_anti_affinity_terms = 1;
   if (r.chance(0.6)) pod.meta.labels.set("app", r.pick(kApps));
   if (r.chance(0.1)) {
     PreferredSchedulingTerm preferred;
@@ -146,8 +145,7 @@ Pod random_pod(Random& r, int i, int node_count) {
     }
     term.topology_key = r.pick(std::vector<std::string>{"zone", "kubernetes.io/hostname", "disk"});
     if (r.chance(0.2)) term.namespaces = {r.pick(std::vector<std::string>{"default", "other"})};
-    pod.required_anti_affinity.push_back(term);
-    pod.pod_affinity.required_anti_affinity_terms = 1;
+    pod.pod_anti_affinity.required.push_back(term);
   }
   if (r.chance(0.12)) {
     Volume volume;
@@ -319,7 +317,7 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
   for (auto [p, n] : planned) {
     if (p == pod_index && n == node_index) return false;
   }
-  if (pod.pod_affinity.required_affinity_terms + pod.pod_affinity.required_anti_affinity_terms)
+  if (!pod.pod_affinity.required.empty() || !pod.pod_anti_affinity.required.empty())
     return false;
   const NodeCondition* ready = node.condition("Ready");
   if (node.meta.deleting || !ready || ready->status != "True") return false;
@@ -380,7 +378,7 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
     const Pod& existing = s.pods[e];
     const Node* home = node_named(existing.node_name);
     if (e == pod_index || existing.terminated() || home == nullptr) continue;
-    for (const PodAffinityTerm& term : existing.required_anti_affinity) {
+    for (const PodAffinityTerm& term : existing.pod_anti_affinity.required) {
       const std::string* domain = home->meta.labels.find(term.topology_key);
       const std::string* here = node.meta.labels.find(term.topology_key);
       if (!domain || !here || *domain != *here || !term.label_selector) continue;

@@ -357,11 +357,6 @@ TEST_CASE("host ports and inter-pod affinity", "[predicates]") {
   used = {22};
   CHECK(check_host_ports(pod, used, nullptr));
 
-  CHECK(check_inter_pod_affinity(pod, nullptr));
-  pod.pod_affinity.preferred_terms = 2;
-  CHECK(check_inter_pod_affinity(pod, nullptr));
-  pod.pod_affinity.required_anti_affinity_terms = 1;
-  CHECK_FALSE(check_inter_pod_affinity(pod, nullptr));
 }
 
 TEST_CASE("failing checks allocate nothing when no reasons are asked for",
@@ -382,7 +377,6 @@ TEST_CASE("failing checks allocate nothing when no reasons are asked for",
   Pod pod = make_pod("p", 2000);
   pod.node_selector.set("disk", "ssd-with-a-long-name");
   pod.host_ports = {8080};
-  pod.pod_affinity.required_anti_affinity_terms = 1;
   ResourceList requested;
   requested.pods = 1;
   const std::vector<int32_t> used = {8080};
@@ -396,7 +390,7 @@ TEST_CASE("failing checks allocate nothing when no reasons are asked for",
       check_node_ready(no_condition, nullptr) || check_node_schedulable(pod, cordoned, nullptr) ||
       check_taints(pod, node, nullptr) || check_node_selector(pod, node, nullptr) ||
       check_resources(wants, node, NodeLoad{&requested, nullptr}, GpuStack::kNone, nullptr) ||
-      check_host_ports(pod, used, nullptr) || check_inter_pod_affinity(pod, nullptr);
+      check_host_ports(pod, used, nullptr);
   g_counting = false;
   CHECK_FALSE(passed);
   CHECK(g_allocations == 0);
@@ -432,7 +426,7 @@ TEST_CASE("failing checks allocate nothing when no reasons are asked for",
   term.label_selector = LabelSelector{};
   term.label_selector->match_labels.set("app", "a-rather-long-application-name");
   term.topology_key = "kubernetes.io/hostname";
-  guard.required_anti_affinity.push_back(term);
+  guard.pod_anti_affinity.required.push_back(term);
   Pod moving = make_pod("moving", 100, 1 << 20, "home");
   moving.meta.labels.set("app", "a-rather-long-application-name");
   Pod filler = make_pod("filler", 100, 1 << 20, "full");

@@ -165,10 +165,7 @@ class SnapshotText {
       out_ << p.weight;
       term(p.preference);
     }
-    out_ << " podAffinity=" << pod.pod_affinity.required_affinity_terms << "/"
-         << pod.pod_affinity.required_anti_affinity_terms << "/" << pod.pod_affinity.preferred_terms
-         << " antiAffinity=";
-    for (const PodAffinityTerm& t : pod.required_anti_affinity) {
+    auto affinity_term = [&](const PodAffinityTerm& t) {
       out_ << "{";
       selector(t.label_selector);
       out_ << " ns=";
@@ -176,6 +173,31 @@ class SnapshotText {
       out_ << " nsSelector=";
       selector(t.namespace_selector);
       out_ << " key=" << t.topology_key << "}";
+    };
+    auto inter_pod = [&](const char* name, const InterPodTerms& terms) {
+      out_ << " " << name << "=";
+      for (const PodAffinityTerm& t : terms.required) affinity_term(t);
+      out_ << "/";
+      for (const WeightedPodAffinityTerm& t : terms.preferred) {
+        out_ << t.weight;
+        affinity_term(t.term);
+      }
+    };
+    inter_pod("podAffinity", pod.pod_affinity);
+    inter_pod("antiAffinity", pod.pod_anti_affinity);
+    out_ << " spread=";
+    for (const TopologySpreadConstraint& c : pod.topology_spread) {
+      out_ << "{" << c.max_skew << " " << c.topology_key << " "
+           << (c.when_unsatisfiable == UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule"
+                                                                           : "ScheduleAnyway")
+           << " ";
+      selector(c.label_selector);
+      out_ << " min=" << c.min_domains << " aff="
+           << (c.node_affinity_policy == InclusionPolicy::kHonor ? "Honor" : "Ignore")
+           << " taints=" << (c.node_taints_policy == InclusionPolicy::kHonor ? "Honor" : "Ignore")
+           << " keys=";
+      strings(c.match_label_keys);
+      out_ << "}";
     }
     out_ << " tolerations=";
     for (const Toleration& t : pod.tolerations) {
