@@ -54,7 +54,7 @@ void write_feasibility_report(const ClusterIndex& index, std::ostream& out) {
   const auto& snapshot = index.snapshot();
   write_nodes(index, out);
   placement::Placer placer(index);
-  placement::Ledger ledger(snapshot.nodes.size());
+  placement::Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
   std::vector<NodeId> all(snapshot.nodes.size());
   std::iota(all.begin(), all.end(), 0);
 

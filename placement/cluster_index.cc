@@ -32,8 +32,9 @@ void append_requirements(std::string& key, const std::vector<NodeSelectorRequire
   }
 }
 
-// An exact encoding of what the node-only rules read from a pod (length-prefixed, so two
-// different constraint sets never share a key), written over `key`.
+}  // namespace
+
+// Length-prefixed, so two different constraint sets never share a key.
 void write_constraints_key(const Pod& pod, std::string& key) {
   key.clear();
   key += 't';
@@ -59,8 +60,6 @@ void write_constraints_key(const Pod& pod, std::string& key) {
     }
   }
 }
-
-}  // namespace
 
 ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     : snapshot_(snapshot),
@@ -122,7 +121,7 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
     std::sort(ports.begin(), ports.end());
     ports.erase(std::unique(ports.begin(), ports.end()), ports.end());
   }
-  anti_affinity_ = ExistingAntiAffinity(snapshot, pods_on_node_);
+  pod_topology_ = PodTopology(snapshot, node_of_pod_);
   volumes_ = VolumeIndex(snapshot, pods_on_node_);
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
     if (!unmovable_[id]) unmovable_[id] = volumes_.unmovable_reason(id);

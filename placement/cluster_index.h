@@ -14,10 +14,10 @@
 #include <unordered_map>
 #include <vector>
 
-#include "placement/existing_anti_affinity.h"
 #include "placement/gpu.h"
 #include "placement/hypernode_tree.h"
 #include "placement/model.h"
+#include "placement/pod_topology.h"
 #include "placement/pools.h"
 #include "placement/resources.h"
 #include "placement/verdict.h"
@@ -33,6 +33,10 @@ struct PlacementOptions {
   // the memo off.
   size_t node_rules_memo_bytes = size_t{64} << 20;
 };
+
+// An exact encoding of what the node-only rules read from a pod (tolerations, nodeSelector,
+// required node affinity), written over `key`: two pods with equal keys get the same answers.
+void write_constraints_key(const Pod& pod, std::string& key);
 
 class ClusterIndex {
  public:
@@ -89,8 +93,9 @@ class ClusterIndex {
   // Pool label values present on nodes, sorted.
   const std::vector<std::string>& known_pools() const { return known_pools_; }
 
-  // Required anti-affinity of the live pods, by topology domain (see existing_anti_affinity.h).
-  const ExistingAntiAffinity& existing_anti_affinity() const { return anti_affinity_; }
+  // Inter-pod affinity and topology spread counts (see pod_topology.h). A Ledger made with
+  // &pod_topology() follows them through the plan's moves.
+  const PodTopology& pod_topology() const { return pod_topology_; }
   // The pods' PersistentVolumeClaims, volumes and CSI attach limits (see volume_index.h).
   const VolumeIndex& volumes() const { return volumes_; }
 
@@ -121,7 +126,7 @@ class ClusterIndex {
   HyperNodeTree tree_;
   GangIndex gangs_;
   GpuIndex gpus_;
-  ExistingAntiAffinity anti_affinity_;
+  PodTopology pod_topology_;
   VolumeIndex volumes_;
   std::vector<std::string> warnings_;
 

@@ -19,12 +19,14 @@ void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requ
   if (pod >= move_of_pod_.size()) move_of_pod_.resize(static_cast<size_t>(pod) + 1, kNoMove);
   if (size_t existing = move_of_pod_[pod]; existing != kNoMove) {
     PlannedMove& old = moves_[existing];
+    counts_.move(pod, old.to, to);
     subtract(reserved_[old.to], requested_[existing]);
     auto& list = incoming_[old.to];
     list.erase(std::find(list.begin(), list.end(), pod));
     old = PlannedMove{pod, from, to};
     requested_[existing] = requests;
   } else {
+    counts_.move(pod, from, to);
     move_of_pod_[pod] = moves_.size();
     moves_.push_back(PlannedMove{pod, from, to});
     requested_.push_back(requests);

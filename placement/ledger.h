@@ -1,13 +1,14 @@
 // The Ledger: what a plan has already reserved.
 //
 // Once a pod is planned onto a target, its requests count there for every later check, and the
-// pod counts as living on the target for topology and GPU checks. The source keeps the pod's
-// requests until the eviction is confirmed (a pending eviction frees nothing yet).
+// pod counts as living on the target for topology, inter-pod and GPU checks. The source keeps the
+// pod's requests until the eviction is confirmed (a pending eviction frees nothing yet).
 #pragma once
 
 #include <vector>
 
 #include "placement/resources.h"
+#include "placement/topology_counts.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -20,8 +21,11 @@ struct PlannedMove {
 
 class Ledger {
  public:
-  // A ledger for a snapshot with `node_count` nodes; nothing reserved.
-  explicit Ledger(size_t node_count) : reserved_(node_count), incoming_(node_count) {}
+  // A ledger for a snapshot with `node_count` nodes; nothing reserved. With `topology` (the
+  // ClusterIndex's pod_topology(), which must outlive the ledger) it follows the inter-pod
+  // counts of the moved pods too.
+  explicit Ledger(size_t node_count, const PodTopology* topology = nullptr)
+      : reserved_(node_count), incoming_(node_count), topology_(topology), counts_(topology) {}
 
   // Records that `pod` (requests `requests`, pods count included) moves from `from` to `to`.
   // A pod is reserved at most once; reserving it again replaces the earlier move.
@@ -35,6 +39,9 @@ class Ledger {
   NodeId planned_node(PodId pod) const;
   const std::vector<PlannedMove>& moves() const { return moves_; }
   size_t node_count() const { return reserved_.size(); }
+  // The inter-pod counts this ledger follows (null: none), and how the moves changed them.
+  const PodTopology* topology() const { return topology_; }
+  const TopologyCounts& topology_counts() const { return counts_; }
 
  private:
   std::vector<ResourceList> reserved_;
@@ -45,6 +52,8 @@ class Ledger {
   // for every pod and candidate node). Grows to the largest pod reserved.
   static constexpr size_t kNoMove = static_cast<size_t>(-1);
   std::vector<size_t> move_of_pod_;
+  const PodTopology* topology_ = nullptr;
+  TopologyCounts counts_;
 };
 
 }  // namespace loadshift::placement

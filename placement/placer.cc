@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "placement/inter_pod_rules.h"
 #include "placement/predicates.h"
 
 namespace loadshift::placement {
@@ -19,6 +20,9 @@ bool better(const TargetScore& a, const TargetScore& b) {
   if (a.preferred_affinity != b.preferred_affinity) {
     return a.preferred_affinity > b.preferred_affinity;
   }
+  if (a.pod_affinity != b.pod_affinity) return a.pod_affinity > b.pod_affinity;
+  if (a.spread_missing_key != b.spread_missing_key) return !a.spread_missing_key;
+  if (a.spread != b.spread) return a.spread < b.spread;
   if (a.untolerated_soft_taints != b.untolerated_soft_taints) {
     return a.untolerated_soft_taints < b.untolerated_soft_taints;
   }
@@ -63,7 +67,6 @@ bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reason
     out->push_back(Rejection{Rule::kPodMovable, *reason});
     ok = false;
   }
-  if (!keep_going(check_inter_pod_affinity(pod, out))) return false;
   if (out != nullptr) {
     keep_going(node_rules(pod, node, out));
   } else {
@@ -81,13 +84,34 @@ bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reason
                                   index_.gpus().node(node_id).stack, out)))
     return false;
   if (!keep_going(check_host_ports(pod, index_.host_ports(node_id), out))) return false;
-  if (!keep_going(index_.existing_anti_affinity().check(pod_id, node_id, out))) return false;
+  if (const PodInterRules* rules = index_.pod_topology().rules(pod_id)) {
+    if (!keep_going(check_inter_pod_rules(*rules, pod_id, node_id, ledger, out))) return false;
+  }
   if (!keep_going(index_.volumes().check(pod_id, node_id, ledger, out))) return false;
   if (!keep_going(check_network_topology(snapshot, index_.hyper_nodes(), index_.gangs(), pod_id,
                                          node_id, ledger, out)))
     return false;
   if (!keep_going(check_gpu(snapshot, index_.gpus(), pod_id, node_id, ledger, out))) return false;
   return ok;
+}
+
+// The inter-pod rules need a ledger that follows the inter-pod counts of its moves.
+bool Placer::check_inter_pod_rules(const PodInterRules& rules, PodId pod, NodeId node,
+                                   const Ledger& ledger, Reasons* out) const {
+  const PodTopology& topology = index_.pod_topology();
+  if (ledger.topology() != &topology && !ledger.moves().empty()) {
+    if (out != nullptr) {
+      out->push_back(Rejection{Rule::kInterPodAffinity,
+                               "the plan's ledger does not follow inter-pod counts; not moved"});
+    }
+    return false;
+  }
+  return check_inter_pod(topology, rules, pod, pod_location(pod, ledger), node, ledger, out);
+}
+
+NodeId Placer::pod_location(PodId pod, const Ledger& ledger) const {
+  NodeId planned = ledger.planned_node(pod);
+  return planned != kNoNode ? planned : index_.node_of(pod);
 }
 
 Verdict Placer::fits(PodId pod, NodeId node, const Ledger& ledger) const {
@@ -108,6 +132,13 @@ TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) co
   score.preferred_affinity = preferred_affinity_score(pod, node);
   if (index_.soft_tainted(node_id)) {
     score.untolerated_soft_taints = untolerated_prefer_no_schedule(pod, node);
+  }
+  if (const PodInterRules* rules = index_.pod_topology().rules(pod_id)) {
+    InterPodScore inter_pod = score_inter_pod(index_.pod_topology(), *rules, pod_id,
+                                              pod_location(pod_id, ledger), node_id, ledger);
+    score.pod_affinity = inter_pod.affinity;
+    score.spread = inter_pod.spread;
+    score.spread_missing_key = inter_pod.spread_missing_key;
   }
   score.topology_tier = network_topology_tier(snapshot, index_.hyper_nodes(), index_.gangs(),
                                               pod_id, node_id, ledger);

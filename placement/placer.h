@@ -19,18 +19,21 @@ namespace loadshift::placement {
 
 // How good a feasible target is, compared field by field in declaration order.
 struct TargetScore {
-  int64_t preferred_affinity = 0;         // sum of matching preferred-term weights (higher wins)
-  int32_t untolerated_soft_taints = 0;    // PreferNoSchedule taints not tolerated (fewer wins)
-  int32_t topology_tier = 0;              // soft-mode job LCA tier (lower wins; 0 = no job)
-  double free_fraction_after = 0;         // mean free cpu and memory fraction after placing
-                                          // (higher wins: least allocated)
+  int64_t preferred_affinity = 0;       // sum of matching preferred-term weights (higher wins)
+  int64_t pod_affinity = 0;             // InterPodAffinity score (inter_pod_rules.h; higher wins)
+  bool spread_missing_key = false;      // lacks a ScheduleAnyway constraint's key (loses)
+  double spread = 0;                    // PodTopologySpread score (lower wins)
+  int32_t untolerated_soft_taints = 0;  // PreferNoSchedule taints not tolerated (fewer wins)
+  int32_t topology_tier = 0;            // soft-mode job LCA tier (lower wins; 0 = no job)
+  double free_fraction_after = 0;       // mean free cpu and memory fraction after placing
+                                        // (higher wins: least allocated)
 };
 // True when `a` is a strictly better target than `b`.
 bool better(const TargetScore& a, const TargetScore& b);
 
 struct TargetChoice {
-  std::optional<NodeId> target;  // the best feasible candidate, or empty
-  TargetScore score;             // its score
+  std::optional<NodeId> target;                      // the best feasible candidate, or empty
+  TargetScore score;                                 // its score
   std::vector<std::pair<NodeId, Verdict>> rejected;  // every infeasible candidate, with reasons
 };
 
@@ -56,6 +59,10 @@ class Placer {
  private:
   bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out) const;
   bool node_rules(const Pod& pod, const Node& node, Reasons* out) const;
+  bool check_inter_pod_rules(const PodInterRules& rules, PodId pod, NodeId node,
+                             const Ledger& ledger, Reasons* out) const;
+  // Where the plan has `pod`: its planned target, else its node.
+  NodeId pod_location(PodId pod, const Ledger& ledger) const;
   const ClusterIndex& index_;
 };
 

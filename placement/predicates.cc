@@ -266,13 +266,6 @@ int64_t preferred_affinity_score(const Pod& pod, const Node& node) {
   return score;
 }
 
-bool check_inter_pod_affinity(const Pod& pod, Reasons* out) {
-  if (pod.pod_affinity.required.empty() && pod.pod_anti_affinity.required.empty()) return true;
-  return reject(out, Rule::kInterPodAffinity,
-                "pod has required inter-pod affinity or anti-affinity, which loadshift does not "
-                "evaluate; not moved");
-}
-
 bool check_host_ports(const Pod& pod, std::span<const int32_t> used_ports, Reasons* out) {
   bool ok = true;
   for (int32_t port : pod.host_ports) {

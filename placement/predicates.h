@@ -68,10 +68,6 @@ bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out);
 // Sum of the weights of the preferred node-affinity terms the node matches.
 int64_t preferred_affinity_score(const Pod& pod, const Node& node);
 
-// Required inter-pod affinity and anti-affinity are not evaluated by the placement core; a pod
-// that has them is refused everywhere rather than risk breaking them.
-bool check_inter_pod_affinity(const Pod& pod, Reasons* out);
-
 // NodePorts: none of the pod's host ports is already used on the node (`used_ports` sorted).
 bool check_host_ports(const Pod& pod, std::span<const int32_t> used_ports, Reasons* out);
 

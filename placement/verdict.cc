@@ -21,6 +21,9 @@ std::string_view to_string(Rule rule) {
     case Rule::kVolumeLimits: return "VolumeLimits";
     case Rule::kPodMovable: return "PodMovable";
     case Rule::kSameNode: return "SameNode";
+    case Rule::kPodAffinity: return "PodAffinity";
+    case Rule::kPodAntiAffinity: return "PodAntiAffinity";
+    case Rule::kPodTopologySpread: return "PodTopologySpread";
   }
   return "?";
 }

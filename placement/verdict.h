@@ -24,7 +24,7 @@ enum class Rule : uint8_t {
   kUsagePool,         // node-usage pool allowed for the pod
   kNetworkTopology,   // Volcano HyperNode tier bound of the pod's job
   kGpu,               // GPU stack, product, capacity, grouping, health
-  kInterPodAffinity,  // required inter-pod (anti-)affinity (not evaluated: refused)
+  kInterPodAffinity,  // an inter-pod rule the core cannot evaluate (refused)
   kHostPorts,         // hostPort already used on the node
   kExistingPodsAntiAffinity,  // a pod in the node's domain has required anti-affinity against it
   kVolumeBinding,     // a bound PersistentVolume's node affinity excludes the node
@@ -32,6 +32,9 @@ enum class Rule : uint8_t {
   kVolumeLimits,      // the node's CSI attachable-volume limit would be exceeded
   kPodMovable,        // the pod itself may not be moved (pinned, DRA, ...)
   kSameNode,          // target is the node the pod already runs on
+  kPodAffinity,       // required pod affinity (InterPodAffinity)
+  kPodAntiAffinity,   // the pod's own required anti-affinity (InterPodAffinity)
+  kPodTopologySpread, // a DoNotSchedule topology spread constraint
 };
 std::string_view to_string(Rule rule);
 

@@ -38,7 +38,8 @@ struct PluginSchema {
 const PluginSchema* find_plugin_schema(std::string_view name);
 // Every schema, in a stable order.
 const std::vector<PluginSchema>& plugin_schemas();
-// True for plugins kubernetes-sigs/descheduler has that loadshift does not (PodLifeTime, ...).
+// True for plugins kubernetes-sigs/descheduler has that loadshift does not (none today: the
+// loader then says "does not implement ... yet" instead of "unknown plugin").
 bool is_upstream_only_plugin(std::string_view name);
 // Those plugins' names, in a stable order.
 const std::vector<std::string_view>& upstream_only_plugins();
@@ -83,5 +84,11 @@ void write_failed_pods_args(const PluginArgs& args, YAML::Emitter& out);
 PluginArgs default_remove_duplicates_args();
 PluginArgs read_remove_duplicates_args(FieldReader& args);
 void write_remove_duplicates_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_inter_pod_anti_affinity_args();
+PluginArgs read_inter_pod_anti_affinity_args(FieldReader& args);
+void write_inter_pod_anti_affinity_args(const PluginArgs& args, YAML::Emitter& out);
+PluginArgs default_topology_spread_args();
+PluginArgs read_topology_spread_args(FieldReader& args);
+void write_topology_spread_args(const PluginArgs& args, YAML::Emitter& out);
 
 }  // namespace loadshift::policy

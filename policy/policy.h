@@ -280,9 +280,39 @@ struct RemoveDuplicatesArgs {
   friend bool operator==(const RemoveDuplicatesArgs&, const RemoveDuplicatesArgs&) = default;
 };
 
-using PluginArgs = std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs,
-                                NodeAffinityArgs, NodeTaintsArgs, PodLifeTimeArgs,
-                                TooManyRestartsArgs, FailedPodsArgs, RemoveDuplicatesArgs>;
+// RemovePodsViolatingInterPodAntiAffinity: pods whose own required anti-affinity terms match
+// another pod of their topology domain. namespaces and labelSelector choose the pods looked at,
+// which are also the only pods that count as the other pod (as upstream).
+struct InterPodAntiAffinityArgs {
+  Namespaces namespaces;
+  std::optional<placement::LabelSelector> label_selector;
+  friend bool operator==(const InterPodAntiAffinityArgs& a, const InterPodAntiAffinityArgs& b) {
+    return a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
+  }
+};
+
+// RemovePodsViolatingTopologySpreadConstraint: pods of domains over their constraint's maxSkew,
+// moved towards the ideal average. `constraints` names the whenUnsatisfiable actions balanced
+// (never empty); topologyBalanceNodeFit: a pod moves only to a node of a domain below the ideal
+// average.
+struct TopologySpreadArgs {
+  Namespaces namespaces;
+  std::optional<placement::LabelSelector> label_selector;
+  std::vector<placement::UnsatisfiableAction> constraints = {
+      placement::UnsatisfiableAction::kDoNotSchedule};
+  bool topology_balance_node_fit = true;
+  friend bool operator==(const TopologySpreadArgs& a, const TopologySpreadArgs& b) {
+    return a.namespaces == b.namespaces &&
+           same_label_selector(a.label_selector, b.label_selector) &&
+           a.constraints == b.constraints &&
+           a.topology_balance_node_fit == b.topology_balance_node_fit;
+  }
+};
+
+using PluginArgs =
+    std::variant<DefaultEvictorArgs, LoadAwareArgs, NodeUtilizationArgs, NodeAffinityArgs,
+                 NodeTaintsArgs, PodLifeTimeArgs, TooManyRestartsArgs, FailedPodsArgs,
+                 RemoveDuplicatesArgs, InterPodAntiAffinityArgs, TopologySpreadArgs>;
 
 struct PluginConfig {
   std::string name;

@@ -173,6 +173,25 @@ void summarize(std::ostream& out, const RemoveDuplicatesArgs& a) {
   out << "; " << namespaces(a.namespaces);
 }
 
+void summarize(std::ostream& out, const InterPodAntiAffinityArgs& a) {
+  out << "pods whose required anti-affinity matches a pod of their domain; "
+      << namespaces(a.namespaces);
+  if (a.label_selector) out << ", with a pod labelSelector";
+}
+
+void summarize(std::ostream& out, const TopologySpreadArgs& a) {
+  std::vector<std::string> actions;
+  for (placement::UnsatisfiableAction action : a.constraints) {
+    actions.push_back(action == placement::UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule"
+                                                                               : "ScheduleAnyway");
+  }
+  out << "constraints " << join(actions) << ", targets "
+      << (a.topology_balance_node_fit ? "in domains below the ideal average"
+                                      : "anywhere outside the pod's domain")
+      << "; " << namespaces(a.namespaces);
+  if (a.label_selector) out << ", with a pod labelSelector";
+}
+
 void summarize_profile(std::ostream& out, const Profile& profile) {
   out << "profile \"" << profile.name << "\"\n";
   out << "  deschedule:        " << join(profile.plugins.deschedule.enabled) << "\n";

@@ -27,6 +27,29 @@ bool args_select_pod(const placement::Pod& pod, const policy::Namespaces& namesp
   return !label_selector || placement::matches(*label_selector, pod.meta.labels);
 }
 
+std::string selector_text(const std::optional<placement::LabelSelector>& selector) {
+  if (!selector) return "null (no pod)";
+  std::string text;
+  auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ",") + part; };
+  for (const auto& [key, value] : selector->match_labels.items()) add(key + "=" + value);
+  for (const placement::LabelSelectorRequirement& r : selector->match_expressions) {
+    if (r.op == "Exists") {
+      add(r.key);
+    } else if (r.op == "DoesNotExist") {
+      add("!" + r.key);
+    } else {
+      std::string values;
+      for (const std::string& v : r.values) values += (values.empty() ? "" : ",") + v;
+      add(r.key +
+          (r.op == "In"      ? " in ("
+           : r.op == "NotIn" ? " notin ("
+                             : " " + r.op + " (") +
+          values + ")");
+    }
+  }
+  return text.empty() ? "{} (every pod)" : text;
+}
+
 std::string RefusedNodes::describe() const {
   if (count_ == 0) return "no candidate node";
   std::string text = "refused ";

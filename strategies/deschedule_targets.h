@@ -25,6 +25,10 @@ namespace loadshift::strategies {
 bool args_select_pod(const placement::Pod& pod, const policy::Namespaces& namespaces,
                      const std::optional<placement::LabelSelector>& label_selector);
 
+// A label selector for a reason: "app=web,tier in (a,b)"; "{} (every pod)" for the empty
+// selector, "null (no pod)" for none.
+std::string selector_text(const std::optional<placement::LabelSelector>& selector);
+
 // Why nodes were refused, for a skip reason: the first few, then a count of the rest.
 class RefusedNodes {
  public:

@@ -43,7 +43,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
       options_(options),
       plan_(plan),
       placer_(index),
-      ledger_(index.snapshot().nodes.size()) {
+      ledger_(index.snapshot().nodes.size(), &index.pod_topology()) {
   const placement::Snapshot& snap = index.snapshot();
   const size_t node_count = snap.nodes.size();
   in_scope_.assign(node_count, false);

@@ -40,6 +40,8 @@ const Strategy* find_strategy(std::string_view name) {
       {"RemovePodsHavingTooManyRestarts", strategy_of(&run_too_many_restarts)},
       {"RemoveFailedPods", strategy_of(&run_failed_pods)},
       {"RemoveDuplicates", strategy_of(&run_remove_duplicates)},
+      {"RemovePodsViolatingInterPodAntiAffinity", strategy_of(&run_inter_pod_anti_affinity)},
+      {"RemovePodsViolatingTopologySpreadConstraint", strategy_of(&run_topology_spread)},
   };
   auto it = kStrategies.find(name);
   return it == kStrategies.end() ? nullptr : &it->second;

@@ -1,7 +1,9 @@
 // The plugins a profile can enable, each adding decisions to the plan through a PlanContext.
 // Names are the policy's: LoadAware, LowNodeUtilization, HighNodeUtilization,
 // RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime,
-// RemovePodsHavingTooManyRestarts, RemoveFailedPods. Internal to strategies/.
+// RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates,
+// RemovePodsViolatingInterPodAntiAffinity, RemovePodsViolatingTopologySpreadConstraint. Internal
+// to strategies/.
 #pragma once
 
 #include "policy/policy.h"
@@ -49,5 +51,15 @@ void run_failed_pods(const policy::FailedPodsArgs& args, const ProfileScope& sco
 // they may run on (duplicates.cc).
 void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const ProfileScope& scope,
                            PlanContext& ctx);
+
+// Deschedule: pods whose own required anti-affinity selects another pod of their topology domain
+// (inter_pod_anti_affinity.cc).
+void run_inter_pod_anti_affinity(const policy::InterPodAntiAffinityArgs& args,
+                                 const ProfileScope& scope, PlanContext& ctx);
+
+// Balance: pods of topology domains over their spread constraint's maxSkew, moved towards the
+// ideal average (topology_spread.cc).
+void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileScope& scope,
+                         PlanContext& ctx);
 
 }  // namespace loadshift::strategies

@@ -2,6 +2,7 @@
 // ConfigMap of kubernetes/base and the Helm chart's default policy.
 #include <catch2/catch.hpp>
 
+#include "policy/effective_policy.h"
 #include "policy/plugin_schemas.h"
 #include "test/policy/load_text.h"
 
@@ -140,26 +141,6 @@ data:
           - RemovePodsViolatingInterPodAntiAffinity
 )";
 
-const std::string kAvailable =
-    " yet (available: DefaultEvictor, LoadAware, LowNodeUtilization, HighNodeUtilization, "
-    "RemovePodsViolatingNodeAffinity, RemovePodsViolatingNodeTaints, PodLifeTime, "
-    "RemovePodsHavingTooManyRestarts, RemoveFailedPods, RemoveDuplicates)";
-
-std::string without_lines_containing(std::string text, const Strings& needles) {
-  std::string out;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t end = text.find('\n', start);
-    std::string line = text.substr(start, end == std::string::npos ? end : end - start + 1);
-    bool drop = false;
-    for (const std::string& needle : needles) drop = drop || line.find(needle) != std::string::npos;
-    if (!drop) out += line;
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
-  return out;
-}
-
 }  // namespace
 
 TEST_CASE("the README's policy loads with every field", "[policy][upstream]") {
@@ -205,7 +186,7 @@ TEST_CASE("the README's policy loads with every field", "[policy][upstream]") {
   CHECK(taints.excluded_taints == Strings{"dedicated=special-user", "reserved"});
 }
 
-TEST_CASE("kubernetes/base's default ConfigMap names plugins loadshift does not have yet",
+TEST_CASE("kubernetes/base's default ConfigMap loads, every plugin with its defaults",
           "[policy][upstream]") {
   Loaded loaded = load_text(R"(apiVersion: v1
 kind: ConfigMap
@@ -247,61 +228,69 @@ data:
             enabled:
               - "RemovePodsViolatingInterPodAntiAffinity"
 )");
-  CHECK(loaded.errors ==
-        Strings{
-            "20:17: profiles[0].pluginConfig[1].name: loadshift does not implement plugin "
-            "RemovePodsViolatingInterPodAntiAffinity" +
-                kAvailable,
-            "39:17: profiles[0].plugins.deschedule.enabled[0]: loadshift does not implement "
-            "plugin RemovePodsViolatingInterPodAntiAffinity" +
-                kAvailable,
-        });
+  CHECK(loaded.errors == Strings{});
+  CHECK(loaded.warnings == Strings{});
+  REQUIRE(loaded.result.ok());
+  const Profile& profile = loaded.result.policy->profiles.at(0);
+  CHECK(profile.plugins.balance.enabled == Strings{"RemoveDuplicates", "LowNodeUtilization"});
+  CHECK(profile.plugins.deschedule.enabled == Strings{"RemovePodsViolatingInterPodAntiAffinity"});
+  // Both named without args: their defaults.
+  CHECK(std::get<InterPodAntiAffinityArgs>(
+            profile.config("RemovePodsViolatingInterPodAntiAffinity")->args) ==
+        InterPodAntiAffinityArgs{});
+  CHECK(std::get<RemoveDuplicatesArgs>(profile.config("RemoveDuplicates")->args) ==
+        RemoveDuplicatesArgs{});
+  const auto& evictor = std::get<DefaultEvictorArgs>(profile.config("DefaultEvictor")->args);
+  CHECK_FALSE(evictor.protections.local_storage);
+  CHECK(evictor.protections.with_pvc);
 }
 
-TEST_CASE("the Helm chart's default policy names plugins loadshift does not have yet",
+TEST_CASE("the Helm chart's default policy loads, every plugin with its args",
           "[policy][upstream]") {
   Loaded loaded = load_text(kHelmConfigMap);
-  const std::string kNot = "loadshift does not implement plugin ";
-  CHECK(loaded.errors ==
-        Strings{
-            "34:15: profiles[0].pluginConfig[5].name: " + kNot +
-                "RemovePodsViolatingInterPodAntiAffinity" + kAvailable,
-            "35:15: profiles[0].pluginConfig[6].name: " + kNot +
-                "RemovePodsViolatingTopologySpreadConstraint" + kAvailable,
-            "50:13: profiles[0].plugins.balance.enabled[1]: " + kNot +
-                "RemovePodsViolatingTopologySpreadConstraint" + kAvailable,
-            "57:13: profiles[0].plugins.deschedule.enabled[3]: " + kNot +
-                "RemovePodsViolatingInterPodAntiAffinity" + kAvailable,
-        });
-  CHECK_FALSE(loaded.result.ok());
-}
-
-TEST_CASE("the Helm chart's default policy without the upstream-only plugins loads",
-          "[policy][upstream]") {
-  std::string helm = without_lines_containing(
-      kHelmConfigMap,
-      {"RemoveDuplicates", "RemovePodsHavingTooManyRestarts",
-       "RemovePodsViolatingInterPodAntiAffinity", "RemovePodsViolatingTopologySpreadConstraint",
-       "includingInitContainers", "podRestartThreshold"});
-  // Dropping TooManyRestarts' name line left its `- args:` entry without a name.
-  size_t orphan = helm.find("      - args:\n      - args:");
-  REQUIRE(orphan != std::string::npos);
-  helm.erase(orphan, std::string("      - args:\n").size());
-  Loaded loaded = load_text(helm);
   CHECK(loaded.errors == Strings{});
   CHECK(loaded.warnings == Strings{});
   REQUIRE(loaded.result.ok());
   const Profile& profile = loaded.result.policy->profiles.at(0);
   CHECK(profile.name == "default");
-  CHECK(profile.plugins.balance.enabled == Strings{"LowNodeUtilization"});
+  CHECK(profile.plugins.balance.enabled == Strings{"RemoveDuplicates",
+                                                   "RemovePodsViolatingTopologySpreadConstraint",
+                                                   "LowNodeUtilization"});
   CHECK(profile.plugins.deschedule.enabled ==
-        Strings{"RemovePodsViolatingNodeTaints", "RemovePodsViolatingNodeAffinity"});
+        Strings{"RemovePodsHavingTooManyRestarts", "RemovePodsViolatingNodeTaints",
+                "RemovePodsViolatingNodeAffinity", "RemovePodsViolatingInterPodAntiAffinity"});
   const auto& evictor = std::get<DefaultEvictorArgs>(profile.config("DefaultEvictor")->args);
   PodProtections expected;
   expected.local_storage = false;
   expected.with_pvc = true;
   CHECK(evictor.protections == expected);
-  // RemovePodsViolatingNodeTaints has a pluginConfig without args: its defaults.
+  const auto& restarts =
+      std::get<TooManyRestartsArgs>(profile.config("RemovePodsHavingTooManyRestarts")->args);
+  CHECK(restarts.pod_restart_threshold == 100);
+  CHECK(restarts.including_init_containers);
+  // The plugins with a pluginConfig without args: their defaults (the spread plugin balances
+  // DoNotSchedule constraints only, to nodes of domains below the ideal average).
   CHECK(std::get<NodeTaintsArgs>(profile.config("RemovePodsViolatingNodeTaints")->args) ==
         std::get<NodeTaintsArgs>(default_node_taints_args()));
+  CHECK(std::get<RemoveDuplicatesArgs>(profile.config("RemoveDuplicates")->args) ==
+        RemoveDuplicatesArgs{});
+  CHECK(std::get<InterPodAntiAffinityArgs>(
+            profile.config("RemovePodsViolatingInterPodAntiAffinity")->args) ==
+        InterPodAntiAffinityArgs{});
+  const auto& spread = std::get<TopologySpreadArgs>(
+      profile.config("RemovePodsViolatingTopologySpreadConstraint")->args);
+  CHECK(spread.constraints == std::vector<loadshift::placement::UnsatisfiableAction>{
+                                  loadshift::placement::UnsatisfiableAction::kDoNotSchedule});
+  CHECK(spread.topology_balance_node_fit);
+  CHECK(spread == TopologySpreadArgs{});
+  const auto& lnu = std::get<NodeUtilizationArgs>(profile.config("LowNodeUtilization")->args);
+  CHECK(lnu.thresholds == Percentages{{"cpu", 20}, {"memory", 20}, {"pods", 20}});
+  // `loadshift validate` says what each runs.
+  std::string summary = summarize_policy(*loaded.result.policy);
+  CHECK_THAT(summary, Catch::Contains("    RemovePodsViolatingInterPodAntiAffinity: pods whose "
+                                      "required anti-affinity matches a pod of their domain; all "
+                                      "namespaces\n"));
+  CHECK_THAT(summary, Catch::Contains("    RemovePodsViolatingTopologySpreadConstraint: "
+                                      "constraints DoNotSchedule, targets in domains below the "
+                                      "ideal average; all namespaces\n"));
 }
