@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "placement/cluster_index.h"
 #include "placement/predicates.h"
 #include "strategies/deschedule_targets.h"
 #include "strategies/plugins.h"
@@ -110,6 +111,19 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
     }
   }
 
+  // The nodes that admit a pod depend only on its scheduling constraints: found once per class.
+  std::map<std::string, std::vector<NodeId>> admitting_of_class;
+  std::string class_key;
+  auto admitting_nodes = [&](const placement::Pod& p) -> const std::vector<NodeId>& {
+    placement::write_constraints_key(p, class_key);
+    auto [it, inserted] = admitting_of_class.try_emplace(class_key);
+    if (inserted) {
+      for (NodeId n = 0; n < snapshot.nodes.size(); ++n) {
+        if (ctx.in_scope(n) && admits(p, snapshot.nodes[n])) it->second.push_back(n);
+      }
+    }
+    return it->second;
+  };
   DescheduleTargets targets(ctx, scope);
   for (auto& [key, group] : groups) {
     if (group.dup.empty()) continue;
@@ -117,11 +131,7 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
     // of one owner share its pod template, so each node's first duplicate stands for the rest.
     std::set<NodeId> target_nodes;
     for (const auto& [node, pods] : group.dup) {
-      const placement::Pod& p = snapshot.pods[pods.front()];
-      std::vector<NodeId> admitting;
-      for (NodeId n = 0; n < snapshot.nodes.size(); ++n) {
-        if (ctx.in_scope(n) && admits(p, snapshot.nodes[n])) admitting.push_back(n);
-      }
+      const std::vector<NodeId>& admitting = admitting_nodes(snapshot.pods[pods.front()]);
       if (admitting.size() > 1) target_nodes.insert(admitting.begin(), admitting.end());
     }
     if (target_nodes.size() < 2) continue;

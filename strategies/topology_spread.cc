@@ -37,8 +37,10 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <unordered_map>
 #include <vector>
 
+#include "placement/cluster_index.h"
 #include "placement/predicates.h"
 #include "strategies/deschedule_targets.h"
 #include "strategies/labelled_pods.h"
@@ -210,10 +212,12 @@ class Balancer {
     rule->below.assign(snapshot.nodes.size(), 0);
     rule->included.assign(snapshot.nodes.size(), 0);
     std::map<std::string, std::vector<PodId>> domains;
+    const std::vector<const std::string*>& values = node_values(key);
+    const std::vector<char>& passes = included_nodes(c, owner);
     for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
       if (!ctx_.in_scope(node)) continue;
-      const std::string* value = snapshot.nodes[node].meta.labels.find(key);
-      if (value == nullptr || !included(c, owner, snapshot.nodes[node])) continue;
+      const std::string* value = values[node];
+      if (value == nullptr || !passes[node]) continue;
       rule->included[node] = 1;
       domains[*value];
     }
@@ -221,7 +225,7 @@ class Balancer {
     if (!c.selector) return;  // selects no pod: every domain is empty
     for (PodId pod : listed_.select(ns, *c.selector)) {
       if (snapshot.pods[pod].meta.deleting) continue;
-      const std::string* value = snapshot.nodes[ctx_.index().node_of(pod)].meta.labels.find(key);
+      const std::string* value = values[ctx_.index().node_of(pod)];
       if (value == nullptr) continue;
       domains[*value].push_back(pod);
       ++total;
@@ -245,7 +249,7 @@ class Balancer {
     });
     for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
       if (!rule->included[node]) continue;
-      const std::string& value = *snapshot.nodes[node].meta.labels.find(key);
+      const std::string& value = *values[node];
       rule->below[node] = static_cast<double>(rule->size_of[value]) < rule->ideal ? 1 : 0;
     }
 
@@ -314,6 +318,38 @@ class Balancer {
   const policy::TopologySpreadArgs& args_;
   const LabelledPods& listed_;
   std::vector<Chosen> chosen_;
+  // Per topology key, every node's value (nullptr: absent); per inclusion class, the nodes that
+  // pass the policies. Constraints of many workloads share both.
+  std::unordered_map<std::string, std::vector<const std::string*>> values_of_key_;
+  std::unordered_map<std::string, std::vector<char>> included_of_class_;
+
+  const std::vector<const std::string*>& node_values(const std::string& key) {
+    auto [it, inserted] = values_of_key_.try_emplace(key);
+    if (inserted) {
+      const placement::Snapshot& snapshot = ctx_.snapshot();
+      it->second.reserve(snapshot.nodes.size());
+      for (const placement::Node& node : snapshot.nodes) {
+        it->second.push_back(node.meta.labels.find(key));
+      }
+    }
+    return it->second;
+  }
+
+  const std::vector<char>& included_nodes(const Constraint& c, const Pod& owner) {
+    std::string key;
+    placement::write_constraints_key(owner, key);
+    key += c.spec->node_affinity_policy == InclusionPolicy::kHonor ? 'a' : '-';
+    key += c.spec->node_taints_policy == InclusionPolicy::kHonor ? 't' : '-';
+    auto [it, inserted] = included_of_class_.try_emplace(key);
+    if (inserted) {
+      const placement::Snapshot& snapshot = ctx_.snapshot();
+      it->second.reserve(snapshot.nodes.size());
+      for (const placement::Node& node : snapshot.nodes) {
+        it->second.push_back(included(c, owner, node) ? 1 : 0);
+      }
+    }
+    return it->second;
+  }
   std::set<PodId> chosen_pods_;
 };
 

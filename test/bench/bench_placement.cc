@@ -1,8 +1,10 @@
 // Benchmark: decode a synthetic cluster and evaluate fits for every pod against 100 candidate
 // nodes. Prints figures (MB/s decoded, fits per second, peak RSS); asserts nothing timed.
 //
-// usage: bench_placement CLUSTER.json [CANDIDATES]
-// Make the cluster with ../shared/tools/gen_cluster.py (see scripts/bench.sh).
+// usage: bench_placement CLUSTER.json [CANDIDATES] [INTER_POD_PERCENT]
+// Make the cluster with ../shared/tools/gen_cluster.py (see scripts/bench.sh). With
+// INTER_POD_PERCENT, that share of the workloads gets required anti-affinity and topology spread
+// (inter_pod_share.h) before the index is built.
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -13,6 +15,7 @@
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
 #include "test/bench/bench_clock.h"
+#include "test/bench/inter_pod_share.h"
 
 using namespace loadshift::placement;
 using loadshift::bench::Clock;
@@ -25,7 +28,7 @@ namespace {
 void run_fits(const ClusterIndex& index, size_t candidates) {
   const Snapshot& snapshot = index.snapshot();
   Placer placer(index);
-  Ledger ledger(snapshot.nodes.size());
+  Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
   const size_t node_count = snapshot.nodes.size();
   size_t checks = 0, feasible = 0;
   auto start = Clock::now();
@@ -58,11 +61,12 @@ void run_fits(const ClusterIndex& index, size_t candidates) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::cerr << "usage: bench_placement CLUSTER.json [CANDIDATES]\n";
+    std::cerr << "usage: bench_placement CLUSTER.json [CANDIDATES] [INTER_POD_PERCENT]\n";
     return 2;
   }
   const std::string path = argv[1];
   const size_t candidates = argc > 2 ? std::stoul(argv[2]) : 100;
+  const int inter_pod_percent = argc > 3 ? std::stoi(argv[3]) : 0;
   std::ifstream probe(path, std::ios::binary | std::ios::ate);
   const double megabytes = static_cast<double>(probe.tellg()) / 1e6;
 
@@ -78,14 +82,21 @@ int main(int argc, char** argv) {
               megabytes, snapshot.nodes.size(), snapshot.pods.size(), decode_s,
               megabytes / decode_s, peak_rss_mib());
 
+  if (inter_pod_percent > 0) {
+    size_t pods = loadshift::bench::add_inter_pod_rules(snapshot, inter_pod_percent);
+    std::printf("inter-pod rules added to %zu pods (%d%% of the workloads)\n", pods,
+                inter_pod_percent);
+  }
   for (bool memo : {false, true}) {
     PlacementOptions options;
     if (!memo) options.node_rules_memo_bytes = 0;
     start = Clock::now();
     ClusterIndex index(snapshot, options);
-    std::printf("\n[node-rules memo %s] index: %.3f s, %zu constraint classes, %zu memo rows\n",
-                memo ? "on" : "off", seconds_since(start), index.constraint_classes(),
-                index.memo_rows());
+    std::printf(
+        "\n[node-rules memo %s] index: %.3f s, %zu constraint classes, %zu memo rows, "
+        "%zu inter-pod slots for %zu pods\n",
+        memo ? "on" : "off", seconds_since(start), index.constraint_classes(), index.memo_rows(),
+        index.pod_topology().slot_count(), index.pod_topology().pods_with_rules());
     run_fits(index, candidates);
   }
   std::printf("peak RSS: %.0f MiB\n", peak_rss_mib());

@@ -3,12 +3,19 @@
 // step. Prints figures (plan time, evictions, peak RSS); asserts nothing timed. Planning is
 // single-threaded, so the plan time is one core's.
 //
-// usage: bench_plan CLUSTER.json USAGE.json
-// Make both with ../shared/tools/gen_cluster.py (see scripts/bench.sh).
+// A third policy is the kubernetes-sigs descheduler Helm chart's default (seven plugins:
+// duplicates, restarts, taints, node affinity, inter-pod anti-affinity, topology spread,
+// LowNodeUtilization).
+//
+// usage: bench_plan CLUSTER.json USAGE.json [INTER_POD_PERCENT]
+// Make both with ../shared/tools/gen_cluster.py (see scripts/bench.sh). With INTER_POD_PERCENT,
+// that share of the workloads gets required anti-affinity and topology spread
+// (inter_pod_share.h).
 #include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -18,6 +25,7 @@
 #include "policy/loader.h"
 #include "strategies/plan.h"
 #include "test/bench/bench_clock.h"
+#include "test/bench/inter_pod_share.h"
 
 using namespace loadshift;
 using loadshift::bench::Clock;
@@ -59,6 +67,38 @@ profiles:
     balance: {enabled: [LowNodeUtilization]}
 )";
 
+// The Helm chart's default policy (chart values of descheduler v0.32), as its ConfigMap holds it.
+constexpr const char* kHelmDefaultPolicy = R"(
+apiVersion: descheduler/v1alpha2
+kind: DeschedulerPolicy
+profiles:
+- name: default
+  pluginConfig:
+  - name: DefaultEvictor
+    args:
+      podProtections:
+        defaultDisabled: [PodsWithLocalStorage]
+        extraEnabled: [PodsWithPVC]
+  - name: RemoveDuplicates
+  - name: RemovePodsHavingTooManyRestarts
+    args: {includingInitContainers: true, podRestartThreshold: 100}
+  - name: RemovePodsViolatingNodeAffinity
+    args: {nodeAffinityType: [requiredDuringSchedulingIgnoredDuringExecution]}
+  - name: RemovePodsViolatingNodeTaints
+  - name: RemovePodsViolatingInterPodAntiAffinity
+  - name: RemovePodsViolatingTopologySpreadConstraint
+  - name: LowNodeUtilization
+    args:
+      thresholds: {cpu: 20, memory: 20, pods: 20}
+      targetThresholds: {cpu: 50, memory: 50, pods: 50}
+  plugins:
+    balance:
+      enabled: [RemoveDuplicates, RemovePodsViolatingTopologySpreadConstraint, LowNodeUtilization]
+    deschedule:
+      enabled: [RemovePodsHavingTooManyRestarts, RemovePodsViolatingNodeTaints,
+                RemovePodsViolatingNodeAffinity, RemovePodsViolatingInterPodAntiAffinity]
+)";
+
 int run_policy(const char* label, const char* text, const placement::Snapshot& snapshot,
                const metrics::UsageMap& usage) {
   policy::LoadResult loaded = policy::load_policy(text, label);
@@ -86,6 +126,13 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
         "%zu unknown nodes\n",
         label, run + 1, index_s, plan_s, plan.evictions.size(), plan.skipped.size(), over, under,
         unknown);
+    if (run == 0) {
+      std::map<std::string, size_t> by_strategy;
+      for (const auto& e : plan.evictions) ++by_strategy[e.strategy];
+      for (const auto& [strategy, count] : by_strategy) {
+        std::printf("  %s: %zu evictions\n", strategy.c_str(), count);
+      }
+    }
   }
   return 0;
 }
@@ -94,7 +141,7 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
 
 int main(int argc, char** argv) {
   if (argc < 3) {
-    std::cerr << "usage: bench_plan CLUSTER.json USAGE.json\n";
+    std::cerr << "usage: bench_plan CLUSTER.json USAGE.json [INTER_POD_PERCENT]\n";
     return 2;
   }
   placement::Snapshot snapshot;
@@ -106,6 +153,11 @@ int main(int argc, char** argv) {
   }
   std::printf("decode: %zu nodes, %zu pods in %.3f s\n", snapshot.nodes.size(),
               snapshot.pods.size(), seconds_since(start));
+  if (argc > 3) {
+    const int percent = std::stoi(argv[3]);
+    size_t pods = bench::add_inter_pod_rules(snapshot, percent);
+    std::printf("inter-pod rules added to %zu pods (%d%% of the workloads)\n", pods, percent);
+  }
 
   std::vector<metrics::NodeIdentity> nodes;
   for (const auto& node : snapshot.nodes) {
@@ -125,6 +177,7 @@ int main(int argc, char** argv) {
 
   if (run_policy("LoadAware", kLoadAwarePolicy, snapshot, usage) != 0) return 1;
   if (run_policy("LowNodeUtilization", kLowNodeUtilizationPolicy, snapshot, usage) != 0) return 1;
+  if (run_policy("Helm default", kHelmDefaultPolicy, snapshot, usage) != 0) return 1;
   std::printf("peak RSS: %.0f MiB\n", peak_rss_mib());
   return 0;
 }
