@@ -63,10 +63,11 @@ int64_t TopologySlot::base_count(DomainId domain) const {
 }
 
 int64_t PodTopology::own_weight(PodId pod, uint32_t slot) const {
+  int64_t weight = 0;  // a pod with two equal terms counts twice in their slot
   for (const Contribution& c : contributions(pod)) {
-    if (c.slot == slot) return c.weight;
+    if (c.slot == slot) weight += c.weight;
   }
-  return 0;
+  return weight;
 }
 
 bool PodTopology::counts_on(uint32_t slot, NodeId node) const {
@@ -84,20 +85,21 @@ class PodTopologyBuilder {
 
   void build() {
     const auto& pods = snapshot_.pods;
-    std::vector<PodId> live;
+    // Every pod gets the rules it is checked against (a finished pod too, should anyone ask);
+    // only live pods count in slots.
+    std::vector<PodId> all(pods.size());
     bool any_rules = false;
     for (PodId id = 0; id < pods.size(); ++id) {
       const Pod& pod = pods[id];
-      if (pod.terminated()) continue;
-      live.push_back(id);
+      all[id] = id;
       any_rules = any_rules || !pod.pod_affinity.empty() || !pod.pod_anti_affinity.empty() ||
                   !pod.topology_spread.empty();
     }
     if (!any_rules) return;
     out_.domains_ = TopologyDomains(snapshot_.nodes);
     out_.rules_of_pod_.assign(pods.size(), PodTopology::kNoRules);
-    for (PodId id : live) add_pod(id);
-    groups_ = LabelGroups(snapshot_, live);
+    for (PodId id : all) add_pod(id);
+    groups_ = LabelGroups(snapshot_, all);
     select_contributors();
     count_bases();
     // Contributions, by pod.
@@ -247,7 +249,12 @@ class PodTopologyBuilder {
     };
     preferred(pod.pod_affinity.preferred, 1);
     preferred(pod.pod_anti_affinity.preferred, -1);
-    // As an existing pod: its required anti-affinity refuses others; its other terms score.
+    // As an existing pod (a live one): its required anti-affinity refuses others; its other
+    // terms score.
+    if (pod.terminated()) {
+      add_spread_constraints(id);
+      return;
+    }
     for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
       PodFilter filter = term_filter(term, pod);
       uint32_t s = slot(Kind::kOwnerAnti, {filter}, key_of(term.topology_key), kEveryNode,
@@ -270,7 +277,12 @@ class PodTopologyBuilder {
     for (const WeightedPodAffinityTerm& w : pod.pod_anti_affinity.preferred) {
       owner_score(w.term, -int64_t{w.weight});
     }
-    // Its spread constraints.
+    add_spread_constraints(id);
+  }
+
+  void add_spread_constraints(PodId id) {
+    const Pod& pod = snapshot_.pods[id];
+    auto key_of = [&](const std::string& name) { return out_.domains_.intern(name); };
     for (uint32_t i = 0; i < pod.topology_spread.size(); ++i) {
       const TopologySpreadConstraint& c = pod.topology_spread[i];
       PodFilter filter;
@@ -297,13 +309,14 @@ class PodTopologyBuilder {
         });
       }
       for (PodId p : selected) {
+        const bool counts = !snapshot_.pods[p].terminated();
         switch (def.kind) {
           case Kind::kMatch:
           case Kind::kAll:
-            contributions_.emplace_back(p, s, 1);
+            if (counts) contributions_.emplace_back(p, s, 1);
             break;
           case Kind::kSpread:
-            if (!snapshot_.pods[p].meta.deleting) contributions_.emplace_back(p, s, 1);
+            if (counts && !snapshot_.pods[p].meta.deleting) contributions_.emplace_back(p, s, 1);
             break;
           case Kind::kOwnerAnti:
             rules_for(p).existing_anti.push_back(s);

@@ -4,9 +4,11 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <random>
 #include <regex>
+#include <set>
 
 #include "builders.h"
 #include "placement/cluster_index.h"
@@ -20,10 +22,14 @@ const std::vector<std::string> kPools = {"training", "inference", "hybrid"};
 const std::vector<std::string> kZones = {"a", "b", "c"};
 const std::vector<std::string> kKeys = {"maip.mxsf.io/node.usage", "zone", "gpus", "disk"};
 const std::vector<std::string> kApps = {"web", "db"};
+const std::vector<std::string> kNamespaces = {"default", "other"};
+const std::vector<std::string> kTermKeys = {"zone", "kubernetes.io/hostname", "disk"};
+const std::vector<std::string> kSpreadKeys = {"zone", "kubernetes.io/hostname", "disk",
+                                              "topology.kubernetes.io/zone"};
 // Claims pods may use; the cluster's PVCs, PVs and CSINodes are made by add_storage.
-const std::vector<std::string> kClaims = {"zonal", "zonal", "csi-1", "csi-2", "csi-1",
-                                          "csi-2", "unbound", "missing", "lost-volume",
-                                          "prebound", "marked"};
+const std::vector<std::string> kClaims = {"zonal",       "zonal",    "csi-1",   "csi-2",
+                                          "csi-1",       "csi-2",    "unbound", "missing",
+                                          "lost-volume", "prebound", "marked"};
 
 struct Random {
   std::mt19937 engine;
@@ -49,7 +55,8 @@ Node random_node(Random& r, int i) {
   if (r.chance(0.8)) {
     std::string pool = r.pick(kPools);
     node.meta.labels.set("maip.mxsf.io/node.usage", pool);
-    if (r.chance(0.7)) node.taints.push_back({"maip.mxsf.io/node.usage", pool, TaintEffect::kNoSchedule});
+    if (r.chance(0.7))
+      node.taints.push_back({"maip.mxsf.io/node.usage", pool, TaintEffect::kNoSchedule});
   }
   node.meta.labels.set("zone", r.pick(kZones));
   if (r.chance(0.5)) node.meta.labels.set("topology.kubernetes.io/zone", r.pick(kZones));
@@ -86,10 +93,76 @@ NodeSelectorRequirement random_requirement(Random& r) {
   return req(key, op, values);
 }
 
+// A label selector over pods: mostly app=<one of kApps> (`own`, when given, half the time: a
+// workload's terms usually select its own pods), sometimes null (selects no pod) or {} (every pod).
+std::optional<LabelSelector> random_pod_selector(Random& r, const std::string* own) {
+  if (r.chance(0.05)) return std::nullopt;
+  LabelSelector selector;
+  if (r.chance(0.12)) return selector;
+  selector.match_labels.set("app", own != nullptr && r.chance(0.5) ? *own : r.pick(kApps));
+  return selector;
+}
+
+// A PodAffinityTerm: keys zone (every node), kubernetes.io/hostname (every node) and disk (some
+// nodes); sometimes listed namespaces, sometimes namespaceSelector {} (every namespace), rarely a
+// namespaceSelector that needs Namespace labels (not in the snapshot).
+PodAffinityTerm random_pod_term(Random& r, const Pod& owner) {
+  PodAffinityTerm term;
+  term.label_selector = random_pod_selector(r, owner.meta.labels.find("app"));
+  term.topology_key = r.pick(kTermKeys);
+  if (r.chance(0.2)) {
+    term.namespaces = {r.pick(kNamespaces)};
+    if (r.chance(0.3)) term.namespaces.push_back(r.pick(kNamespaces));
+  }
+  if (r.chance(0.1)) {
+    term.namespace_selector = LabelSelector{};
+  } else if (r.chance(0.03)) {
+    term.namespace_selector = LabelSelector{};
+    term.namespace_selector->match_labels.set("team", "a");
+  }
+  return term;
+}
+
+// podAffinity / podAntiAffinity (required and preferred) and topologySpreadConstraints, each
+// often enough that every rule both passes and refuses on most seeds.
+void add_inter_pod_rules(Random& r, Pod& pod) {
+  auto required = [&](std::vector<PodAffinityTerm>& terms) {
+    int n = r.chance(0.8) ? 1 : 2;
+    for (int k = 0; k < n; ++k) terms.push_back(random_pod_term(r, pod));
+  };
+  auto preferred = [&](std::vector<WeightedPodAffinityTerm>& terms) {
+    int n = r.between(1, 2);
+    for (int k = 0; k < n; ++k) {
+      terms.push_back(WeightedPodAffinityTerm{r.between(1, 100), random_pod_term(r, pod)});
+    }
+  };
+  if (r.chance(0.1)) required(pod.pod_affinity.required);
+  if (r.chance(0.1)) required(pod.pod_anti_affinity.required);
+  if (r.chance(0.1)) preferred(pod.pod_affinity.preferred);
+  if (r.chance(0.1)) preferred(pod.pod_anti_affinity.preferred);
+  if (r.chance(0.2)) {
+    int n = r.chance(0.7) ? 1 : 2;
+    for (int k = 0; k < n; ++k) {
+      TopologySpreadConstraint c;
+      c.max_skew = r.between(1, 2);
+      c.topology_key = r.pick(kSpreadKeys);
+      c.when_unsatisfiable = r.chance(0.75) ? UnsatisfiableAction::kDoNotSchedule
+                                            : UnsatisfiableAction::kScheduleAnyway;
+      c.label_selector = random_pod_selector(r, pod.meta.labels.find("app"));
+      c.min_domains = r.pick(std::vector<int32_t>{1, 1, 3, 4});
+      c.node_affinity_policy = r.chance(0.5) ? InclusionPolicy::kHonor : InclusionPolicy::kIgnore;
+      c.node_taints_policy = r.chance(0.5) ? InclusionPolicy::kHonor : InclusionPolicy::kIgnore;
+      // API validation forbids matchLabelKeys with a null labelSelector.
+      if (c.label_selector && r.chance(0.3)) c.match_label_keys = {"app"};
+      pod.topology_spread.push_back(c);
+    }
+  }
+}
+
 Pod random_pod(Random& r, int i, int node_count) {
   std::string node = r.chance(0.85) ? "n" + std::to_string(r.between(0, node_count - 1)) : "";
-  Pod pod = make_pod("p" + std::to_string(i), r.between(0, 4) * 500,
-                     int64_t{r.between(0, 8)} << 30, node);
+  Pod pod = make_pod("p" + std::to_string(i), r.between(0, 4) * 500, int64_t{r.between(0, 8)} << 30,
+                     node);
   if (r.chance(0.1)) pod.phase = r.chance(0.5) ? PodPhase::kSucceeded : PodPhase::kFailed;
   if (r.chance(0.2)) pod.containers[0].requests.set("example.com/dev", r.between(1, 2));
   if (r.chance(0.2)) {
@@ -99,16 +172,14 @@ Pod random_pod(Random& r, int i, int node_count) {
   }
   if (r.chance(0.6)) {
     std::string pool = r.pick(kPools);
-    pod.tolerations.push_back(tolerate("maip.mxsf.io/node.usage", pool,
-                                       r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule)
-                                                     : std::nullopt));
+    pod.tolerations.push_back(
+        tolerate("maip.mxsf.io/node.usage", pool,
+                 r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule) : std::nullopt));
   }
   if (r.chance(0.2)) {
-    pod.tolerations.push_back(Toleration{r.chance(0.3) ? "" : "dedicated",
-                                         TolerationOperator::kExists, "",
-                                         r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule)
-                                                       : std::nullopt,
-                                         std::nullopt});
+    pod.tolerations.push_back(Toleration{
+        r.chance(0.3) ? "" : "dedicated", TolerationOperator::kExists, "",
+        r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule) : std::nullopt, std::nullopt});
   }
   if (r.chance(0.05)) {
     pod.tolerations.push_back(Toleration{"node.kubernetes.io/unschedulable",
@@ -122,9 +193,9 @@ Pod random_pod(Random& r, int i, int node_count) {
       int n = r.between(0, 2);
       for (int k = 0; k < n; ++k) term.match_expressions.push_back(random_requirement(r));
       if (r.chance(0.15)) {
-        term.match_fields.push_back(req("metadata.name",
-                                        r.chance(0.5) ? SelectorOperator::kIn : SelectorOperator::kNotIn,
-                                        {"n" + std::to_string(r.between(0, node_count - 1))}));
+        term.match_fields.push_back(
+            req("metadata.name", r.chance(0.5) ? SelectorOperator::kIn : SelectorOperator::kNotIn,
+                {"n" + std::to_string(r.between(0, node_count - 1))}));
       }
     }
     pod.node_affinity.required = terms;
@@ -137,16 +208,9 @@ Pod random_pod(Random& r, int i, int node_count) {
     preferred.preference.match_expressions.push_back(random_requirement(r));
     pod.node_affinity.preferred.push_back(preferred);
   }
-  if (r.chance(0.05)) {
-    PodAffinityTerm term;
-    if (r.chance(0.9)) {
-      term.label_selector = LabelSelector{};
-      term.label_selector->match_labels.set("app", r.pick(kApps));
-    }
-    term.topology_key = r.pick(std::vector<std::string>{"zone", "kubernetes.io/hostname", "disk"});
-    if (r.chance(0.2)) term.namespaces = {r.pick(std::vector<std::string>{"default", "other"})};
-    pod.pod_anti_affinity.required.push_back(term);
-  }
+  if (r.chance(0.3)) pod.meta.namespace_ = "other";
+  if (r.chance(0.08)) pod.meta.deleting = true;
+  add_inter_pod_rules(r, pod);
   if (r.chance(0.12)) {
     Volume volume;
     volume.name = "data";
@@ -222,260 +286,24 @@ void add_storage(Random& r, Snapshot& snapshot) {
   }
 }
 
-// ---- the independent brute force ---------------------------------------------------------
-
-// Written from the rules (labels.NewRequirement, validation.IsValidLabelValue), not the code.
-bool bf_label_value(const std::string& v) {
-  static const std::regex kValue("(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?");
-  return v.size() <= 63 && std::regex_match(v, kValue);
-}
-
-bool bf_int64(const std::string& s, long long& v) {
-  static const std::regex kInteger("[-+]?[0-9]+");
-  if (!std::regex_match(s, kInteger)) return false;
-  errno = 0;
-  v = std::strtoll(s.c_str(), nullptr, 10);
-  return errno != ERANGE;
-}
-
-bool bf_parses(const NodeSelectorRequirement& q) {
-  long long ignored;
-  switch (q.op) {
-    case SelectorOperator::kIn:
-    case SelectorOperator::kNotIn:
-      return !q.values.empty() && std::all_of(q.values.begin(), q.values.end(), bf_label_value);
-    case SelectorOperator::kExists:
-    case SelectorOperator::kDoesNotExist:
-      return q.values.empty();
-    default:
-      return q.values.size() == 1 && bf_label_value(q.values[0]) && bf_int64(q.values[0], ignored);
-  }
-}
-
-bool bf_term_parses(const NodeSelectorTerm& t) {
-  for (const auto& q : t.match_expressions) {
-    if (!bf_parses(q)) return false;
-  }
-  for (const auto& f : t.match_fields) {
-    bool in_or_not = f.op == SelectorOperator::kIn || f.op == SelectorOperator::kNotIn;
-    if (!in_or_not || f.values.size() != 1) return false;
-  }
-  return true;
-}
-
-bool bf_tolerated(const Pod& pod, const Taint& t) {
-  for (const Toleration& tol : pod.tolerations) {
-    bool effect_ok = !tol.effect.has_value() || *tol.effect == t.effect;
-    bool key_ok = tol.key.empty() ? tol.op == TolerationOperator::kExists : tol.key == t.key;
-    bool value_ok = tol.op == TolerationOperator::kExists || tol.value == t.value;
-    if (effect_ok && key_ok && value_ok) return true;
-  }
-  return false;
-}
-
-bool bf_requirement(const NodeSelectorRequirement& q, const Node& n) {
-  auto labels = n.meta.labels.items();
-  const std::string* value = nullptr;
-  for (const auto& [k, v] : labels) {
-    if (k == q.key) value = &v;
-  }
-  bool listed = false;
-  for (const auto& v : q.values) listed = listed || (value && *value == v);
-  switch (q.op) {
-    case SelectorOperator::kIn: return listed;
-    case SelectorOperator::kNotIn: return !listed;
-    case SelectorOperator::kExists: return value != nullptr;
-    case SelectorOperator::kDoesNotExist: return value == nullptr;
-    default: {
-      long long have, bound;
-      if (!value || q.values.size() != 1 || !bf_int64(*value, have) ||
-          !bf_int64(q.values[0], bound))
-        return false;
-      return q.op == SelectorOperator::kGt ? have > bound : have < bound;
-    }
-  }
-}
-
-bool bf_term(const NodeSelectorTerm& t, const Node& n) {
-  if (t.match_expressions.empty() && t.match_fields.empty()) return false;
-  if (!bf_term_parses(t)) return false;
-  for (const auto& q : t.match_expressions) {
-    if (!bf_requirement(q, n)) return false;
-  }
-  for (const auto& f : t.match_fields) {
-    bool listed = std::count(f.values.begin(), f.values.end(), n.meta.name) > 0;
-    if (f.op == SelectorOperator::kIn ? !listed : listed) return false;
-  }
-  return true;
-}
-
-bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
-                      const std::vector<std::pair<size_t, size_t>>& planned) {
-  const Pod& pod = s.pods[pod_index];
-  const Node& node = s.nodes[node_index];
-  if (pod.node_name == node.meta.name) return false;
-  for (auto [p, n] : planned) {
-    if (p == pod_index && n == node_index) return false;
-  }
-  if (!pod.pod_affinity.required.empty() || !pod.pod_anti_affinity.required.empty())
-    return false;
-  const NodeCondition* ready = node.condition("Ready");
-  if (node.meta.deleting || !ready || ready->status != "True") return false;
-  if (node.unschedulable &&
-      !bf_tolerated(pod, Taint{"node.kubernetes.io/unschedulable", "", TaintEffect::kNoSchedule}))
-    return false;
-  for (const Taint& t : node.taints) {
-    if (t.effect != TaintEffect::kPreferNoSchedule && !bf_tolerated(pod, t)) return false;
-  }
-  for (const auto& [k, v] : pod.node_selector.items()) {
-    const std::string* have = node.meta.labels.find(k);
-    if (!have || *have != v) return false;
-  }
-  if (pod.node_affinity.required) {
-    bool any = false;
-    for (const auto& t : *pod.node_affinity.required) any = any || bf_term(t, node);
-    if (!any) return false;
-  }
-  // Resources: sum the live pods on the node and the planned moves to it.
-  long long cpu = 0, mem = 0, dev = 0, count = 0;
-  std::vector<int32_t> ports;
-  auto charge = [&](const Pod& p) {
-    ResourceList r = effective_requests(p);
-    cpu += r.cpu_milli;
-    mem += r.memory;
-    dev += r.get("example.com/dev");
-    count += 1;
-  };
-  for (const Pod& p : s.pods) {
-    if (p.node_name != node.meta.name || p.terminated()) continue;
-    charge(p);
-    ports.insert(ports.end(), p.host_ports.begin(), p.host_ports.end());
-  }
-  for (auto [p, n] : planned) {
-    if (n == node_index) charge(s.pods[p]);
-  }
-  ResourceList want = effective_requests(pod);
-  if (count + 1 > node.allocatable.pods) return false;
-  if (want.cpu_milli > 0 && want.cpu_milli > node.allocatable.cpu_milli - cpu) return false;
-  if (want.memory > 0 && want.memory > node.allocatable.memory - mem) return false;
-  long long want_dev = want.get("example.com/dev");
-  if (want_dev > 0 && want_dev > node.allocatable.get("example.com/dev") - dev) return false;
-  for (int32_t port : pod.host_ports) {
-    if (std::count(ports.begin(), ports.end(), port)) return false;
-  }
-  // A preferred term of non-zero weight that does not parse: the pod is never moved.
-  for (const auto& preferred : pod.node_affinity.preferred) {
-    if (preferred.weight != 0 && !bf_term_parses(preferred.preference)) return false;
-  }
-  // Existing pods' required anti-affinity, in the domain of the node they run on.
-  auto node_named = [&](const std::string& name) -> const Node* {
-    for (const Node& n : s.nodes) {
-      if (n.meta.name == name) return &n;
-    }
-    return nullptr;
-  };
-  for (size_t e = 0; e < s.pods.size(); ++e) {
-    const Pod& existing = s.pods[e];
-    const Node* home = node_named(existing.node_name);
-    if (e == pod_index || existing.terminated() || home == nullptr) continue;
-    for (const PodAffinityTerm& term : existing.pod_anti_affinity.required) {
-      const std::string* domain = home->meta.labels.find(term.topology_key);
-      const std::string* here = node.meta.labels.find(term.topology_key);
-      if (!domain || !here || *domain != *here || !term.label_selector) continue;
-      if (!matches(*term.label_selector, pod.meta.labels)) continue;
-      bool same_namespace =
-          term.namespaces.empty()
-              ? existing.meta.namespace_ == pod.meta.namespace_
-              : std::count(term.namespaces.begin(), term.namespaces.end(), pod.meta.namespace_) > 0;
-      if (same_namespace) return false;
-    }
-  }
-  // Claims: each must be bound to a volume in the snapshot whose node affinity (read on a node
-  // without a name) admits the node; CSI volumes must fit the node's attach limit.
-  auto volume_of = [&](const Pod& p, const Volume& v) -> const PersistentVolume* {
-    for (const auto& pvc : s.persistent_volume_claims) {
-      if (pvc.meta.namespace_ != p.meta.namespace_ || pvc.meta.name != v.claim_name) continue;
-      bool complete = pvc.meta.annotations.find("pv.kubernetes.io/bind-completed") != nullptr;
-      for (const auto& pv : s.persistent_volumes) {
-        if (!pvc.meta.deleting && complete && !pvc.volume_name.empty() &&
-            pv.meta.name == pvc.volume_name)
-          return &pv;
-      }
-    }
-    return nullptr;
-  };
-  Node nameless = node;
-  nameless.meta.name = "";
-  std::vector<std::string> wanted;
-  for (const Volume& v : pod.volumes) {
-    if (v.kind == kVolumeEphemeral) return false;  // its new claim's binding is unknown
-    if (v.kind != kVolumePersistentClaim) continue;
-    const PersistentVolume* pv = volume_of(pod, v);
-    if (pv == nullptr) return false;
-    if (pv->node_affinity) {
-      bool any = false;
-      for (const auto& t : *pv->node_affinity) any = any || bf_term(t, nameless);
-      if (!any) return false;
-    }
-    if (!pv->csi_driver.empty()) wanted.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
-    // VolumeZone, for the one label the generator sets: a zoned node must be in a listed zone.
-    const std::string* volume_zone = pv->meta.labels.find("topology.kubernetes.io/zone");
-    const std::string* node_zone = node.meta.labels.find("topology.kubernetes.io/zone");
-    if (volume_zone && node_zone) {
-      std::string listed = "__" + *volume_zone + "__";
-      if (listed.find("__" + *node_zone + "__") == std::string::npos) return false;
-    }
-  }
-  std::vector<std::string> attached;
-  auto attach = [&](const Pod& p) {
-    for (const Volume& v : p.volumes) {
-      const PersistentVolume* pv = nullptr;
-      if (v.kind == kVolumePersistentClaim) {
-        pv = volume_of(p, v);
-      } else if (v.kind == kVolumeEphemeral) {
-        // A generic ephemeral volume's claim is named <pod>-<volume>; bound, it counts too.
-        Volume as_claim = v;
-        as_claim.claim_name = p.meta.name + "-" + v.name;
-        pv = volume_of(p, as_claim);
-      }
-      if (pv && !pv->csi_driver.empty()) {
-        attached.push_back(pv->csi_driver + "/" + pv->csi_volume_handle);
-      }
-    }
-  };
-  for (const Pod& p : s.pods) {
-    if (p.node_name == node.meta.name && !p.terminated()) attach(p);
-  }
-  for (auto [p, n] : planned) {
-    if (n == node_index) attach(s.pods[p]);
-  }
-  std::sort(attached.begin(), attached.end());
-  attached.erase(std::unique(attached.begin(), attached.end()), attached.end());
-  std::sort(wanted.begin(), wanted.end());
-  wanted.erase(std::unique(wanted.begin(), wanted.end()), wanted.end());
-  long long added = 0;
-  for (const auto& w : wanted) added += !std::binary_search(attached.begin(), attached.end(), w);
-  std::optional<long long> limit;
-  for (const auto& [name, amount] : node.allocatable.scalars()) {
-    if (name == "attachable-volumes-csi-ebs.csi.aws.com") limit = amount;
-  }
-  for (const CsiNode& csi : s.csi_nodes) {
-    if (csi.meta.name != node.meta.name) continue;
-    for (const auto& d : csi.drivers) {
-      if (d.name == "ebs.csi.aws.com" && d.allocatable_count) limit = *d.allocatable_count;
-    }
-  }
-  if (added > 0 && limit && static_cast<long long>(attached.size()) + added > *limit) return false;
-  return true;
-}
-
 }  // namespace
+
+#include "placer_brute_force.h"
 
 TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[placer][property]") {
   size_t pairs = 0, feasible_pairs = 0, memo_rows = 0;
   // How often the rules of issue 10 refused a pair: the generator must reach each of them.
   std::map<std::string, size_t> refused_by;
-  for (uint32_t seed = 1; seed <= 40; ++seed) {
+  // How often the inter-pod exceptions decided a pair (brute force's view).
+  size_t first_pod_passed = 0, first_pod_fits = 0, min_domains_refused = 0;
+  size_t ignore_changed_domains = 0, ignore_changed_verdict = 0;
+  // Pairs the inter-pod rules refused alone (every other rule passed), and feasible pairs where
+  // they had something to decide.
+  std::map<std::string, size_t> refused_only_by, passed_by;
+  const std::vector<Rule> kInterPodRules = {Rule::kInterPodAffinity, Rule::kPodAffinity,
+                                            Rule::kPodAntiAffinity, Rule::kExistingPodsAntiAffinity,
+                                            Rule::kPodTopologySpread};
+  for (uint32_t seed = 1; seed <= 100; ++seed) {
     Random r(seed);
     Snapshot snapshot;
     int node_count = r.between(3, 12);
@@ -490,32 +318,56 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
         pod.tolerations = earlier.tolerations;
         pod.node_selector = earlier.node_selector;
         pod.node_affinity = earlier.node_affinity;
+        if (r.chance(0.5)) {
+          // A replica: the same namespace, labels and inter-pod rules (shared counts).
+          pod.meta.namespace_ = earlier.meta.namespace_;
+          pod.meta.labels = earlier.meta.labels;
+          pod.pod_affinity = earlier.pod_affinity;
+          pod.pod_anti_affinity = earlier.pod_anti_affinity;
+          pod.topology_spread = earlier.topology_spread;
+        }
       }
       snapshot.pods.push_back(std::move(pod));
     }
     ClusterIndex index(snapshot);
     memo_rows += index.memo_rows();
     Placer placer(index);
-    Ledger ledger(snapshot.nodes.size());
+    Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
     std::vector<std::pair<size_t, size_t>> planned;
-    // A few random planned moves, each onto a node where the pod fits at that point.
-    for (int k = 0; k < 5; ++k) {
+    // A few random planned moves, each onto a node where the pod fits at that point; now and
+    // then a planned pod is planned again elsewhere (the ledger replaces its move).
+    for (int k = 0; k < 8; ++k) {
       PodId pod = r.between(0, pod_count - 1);
       NodeId node = r.between(0, node_count - 1);
-      if (ledger.planned_node(pod) != kNoNode || !placer.feasible(pod, node, ledger)) continue;
+      NodeId was = ledger.planned_node(pod);
+      if ((was != kNoNode && !r.chance(0.5)) || !placer.feasible(pod, node, ledger)) continue;
       ledger.reserve(pod, index.node_of(pod), node, index.requests(pod));
+      std::erase_if(planned, [&](const auto& move) { return move.first == pod; });
       planned.emplace_back(pod, node);
     }
     for (PodId p = 0; p < snapshot.pods.size(); ++p) {
       if (ledger.planned_node(p) != kNoNode) continue;  // moved pods are checked from their source
       for (NodeId n = 0; n < snapshot.nodes.size(); ++n) {
-        bool expected = brute_force_fits(snapshot, p, n, planned);
+        InterPodFindings inter_pod = bf_inter_pod(snapshot, p, n, planned);
+        bool other_rules = brute_force_fits(snapshot, p, n, planned);
+        bool expected = other_rules && inter_pod.failed.empty();
         Verdict verdict = placer.fits(p, n, ledger);
         INFO("seed " << seed << " pod " << snapshot.pods[p].meta.name << " node "
                      << snapshot.nodes[n].meta.name << ": " << verdict.describe());
         REQUIRE(placer.feasible(p, n, ledger) == expected);
         REQUIRE(placer.feasible(p, n, ledger) == expected);  // now from the memo, if kept
         REQUIRE(verdict.fits() == expected);
+        // Rule by rule: the Placer lists every failing inter-pod rule, as the brute force.
+        std::set<Rule> listed;
+        for (const Rejection& failure : verdict.failures) {
+          if (std::count(kInterPodRules.begin(), kInterPodRules.end(), failure.rule)) {
+            listed.insert(failure.rule);
+          }
+        }
+        for (Rule rule : kInterPodRules) {
+          INFO("inter-pod rule " << to_string(rule));
+          CHECK(listed.count(rule) == inter_pod.failed.count(rule));
+        }
         for (const Rejection& failure : verdict.failures) {
           auto says = [&](const char* text) {
             return failure.reason.find(text) != std::string::npos;
@@ -525,6 +377,17 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
           if (says("persistentvolumeclaim")) ++refused_by["claim"];
           ++refused_by[std::string(to_string(failure.rule))];
         }
+        if (other_rules) {
+          for (Rule rule : inter_pod.failed) ++refused_only_by[std::string(to_string(rule))];
+        }
+        if (expected) {
+          for (Rule rule : inter_pod.applied) ++passed_by[std::string(to_string(rule))];
+        }
+        first_pod_passed += inter_pod.first_pod_passed;
+        first_pod_fits += inter_pod.first_pod_passed && expected;
+        min_domains_refused += inter_pod.min_domains_refused;
+        ignore_changed_domains += inter_pod.ignore_changed_domains;
+        ignore_changed_verdict += inter_pod.ignore_changed_verdict;
         ++pairs;
         feasible_pairs += expected;
       }
@@ -534,11 +397,126 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
   CHECK(pairs > 2000);
   CHECK(memo_rows > 40);
   INFO(feasible_pairs << " of " << pairs << " pairs feasible");
-  CHECK(feasible_pairs > pairs / 20);
+  // The rules before the inter-pod ones admit about 6% of the pairs; the inter-pod rules refuse
+  // about a third of those.
+  CHECK(feasible_pairs > pairs / 30);
   CHECK(feasible_pairs < pairs / 2);
   for (const char* rule : {"parse", "preferred", "claim", "ExistingPodsAntiAffinity",
-                           "VolumeBinding", "VolumeZone", "VolumeLimits"}) {
-    INFO(rule << " refused " << refused_by[rule] << " of " << pairs << " pairs");
+                           "VolumeBinding", "VolumeZone", "VolumeLimits", "PodAffinity",
+                           "PodAntiAffinity", "PodTopologySpread", "InterPodAffinity"}) {
+    INFO(rule << " refused " << refused_by[rule] << " of " << pairs << " pairs, "
+              << refused_only_by[rule] << " alone");
     CHECK(refused_by[rule] > 0);
+  }
+  // Each inter-pod rule must also decide pairs on its own, not only where others refuse too,
+  // and pass feasible pairs where it had something to decide.
+  for (const char* rule :
+       {"PodAffinity", "PodAntiAffinity", "ExistingPodsAntiAffinity", "PodTopologySpread"}) {
+    INFO(rule << " alone refused " << refused_only_by[rule] << " pairs, passed " << passed_by[rule]
+              << " feasible ones");
+    CHECK(refused_only_by[rule] > 0);
+    CHECK(passed_by[rule] > 0);
+  }
+  INFO("first pod of a group passed "
+       << first_pod_passed << " (" << first_pod_fits << " fit); minDomains decided "
+       << min_domains_refused << " refusals; an Ignore policy "
+       << "changed the domains " << ignore_changed_domains << " times, the verdict "
+       << ignore_changed_verdict);
+  CHECK(first_pod_fits > 0);
+  CHECK(min_domains_refused > 0);
+  CHECK(ignore_changed_domains > 0);
+  CHECK(ignore_changed_verdict > 0);
+}
+
+// The brute force itself, on the scheduler's worked cases (PodTopologySpread filter cases and
+// InterPodAffinity's first pod of a group), so a
+// misreading shared with the Placer does not go unseen.
+TEST_CASE("the brute force follows the worked cases", "[placer][property]") {
+  auto zone_node = [](const std::string& name, const std::string& zone) {
+    Node node = make_node(name);
+    node.meta.labels.set("zone", zone);
+    return node;
+  };
+  auto web_pod = [](const std::string& name, const std::string& node) {
+    Pod pod = make_pod(name, 100, 1 << 20, node);
+    pod.meta.labels.set("app", "web");
+    return pod;
+  };
+  TopologySpreadConstraint spread;
+  spread.topology_key = "zone";
+  spread.label_selector = LabelSelector{};
+  spread.label_selector->match_labels.set("app", "web");
+  // By node, '+' where the inter-pod rules pass, as the brute force and the Placer see it.
+  auto verdicts = [](const Snapshot& s, size_t pod) {
+    ClusterIndex index(s);
+    Placer placer(index);
+    Ledger ledger(s.nodes.size(), &index.pod_topology());
+    std::string brute, placed;
+    for (NodeId n = 0; n < s.nodes.size(); ++n) {
+      brute += bf_inter_pod(s, pod, n, {}).failed.empty() ? '+' : '-';
+      Verdict verdict = placer.fits(static_cast<PodId>(pod), n, ledger);
+      bool inter_pod_failed = std::any_of(
+          verdict.failures.begin(), verdict.failures.end(), [](const Rejection& failure) {
+            return failure.rule == Rule::kPodAffinity || failure.rule == Rule::kPodAntiAffinity ||
+                   failure.rule == Rule::kExistingPodsAntiAffinity ||
+                   failure.rule == Rule::kPodTopologySpread;
+          });
+      placed += inter_pod_failed ? '-' : '+';
+    }
+    CHECK(placed == brute);
+    return brute;
+  };
+  SECTION("zones a, b, c with 1, 1, 0 matching pods: only c") {
+    Snapshot s;
+    s.nodes = {zone_node("a", "a"), zone_node("b", "b"), zone_node("c", "c")};
+    s.pods.push_back(web_pod("p1", "a"));
+    s.pods.push_back(web_pod("p2", "b"));
+    s.pods.push_back(web_pod("new", ""));
+    s.pods.back().topology_spread = {spread};
+    CHECK(verdicts(s, 2) == "--+");
+  }
+  SECTION("a=2, b=2, minDomains 3: no node; with an empty zone c, only c") {
+    Snapshot s;
+    s.nodes = {zone_node("a", "a"), zone_node("b", "b")};
+    for (const char* n : {"a", "a", "b", "b"}) s.pods.push_back(web_pod("p", n));
+    s.pods.push_back(web_pod("new", ""));
+    s.pods.back().topology_spread = {spread};
+    s.pods.back().topology_spread[0].min_domains = 3;
+    CHECK(verdicts(s, 4) == "--");
+    s.nodes.push_back(zone_node("c", "c"));
+    CHECK(verdicts(s, 4) == "--+");
+  }
+  SECTION("nodeSelector zone In [a, b], a=2, b=1: Honor admits b, Ignore none") {
+    Snapshot s;
+    s.nodes = {zone_node("a", "a"), zone_node("b", "b"), zone_node("c", "c")};
+    for (const char* n : {"a", "a", "b"}) s.pods.push_back(web_pod("p", n));
+    Pod pod = web_pod("new", "");
+    NodeSelectorTerm term;
+    term.match_expressions.push_back(req("zone", SelectorOperator::kIn, {"a", "b"}));
+    pod.node_affinity.required = std::vector<NodeSelectorTerm>{term};
+    pod.topology_spread = {spread};
+    s.pods.push_back(pod);
+    CHECK(verdicts(s, 3) == "-++");  // c: 0 + 1 - 1 (node affinity refuses it, not spread)
+    s.pods.back().topology_spread[0].node_affinity_policy = InclusionPolicy::kIgnore;
+    CHECK(verdicts(s, 3) == "--+");
+  }
+  SECTION("the first pod of a group, and the second") {
+    Snapshot s;
+    s.nodes = {zone_node("a", "a"), make_node("b")};  // b has no zone
+    Pod first = web_pod("first", "");
+    PodAffinityTerm term;
+    term.label_selector = spread.label_selector;
+    term.topology_key = "zone";
+    first.pod_affinity.required = {term};
+    s.pods.push_back(first);
+    CHECK(verdicts(s, 0) == "+-");  // no web pod anywhere; b lacks the key
+    s.pods.push_back(web_pod("other-zone", ""));
+    s.pods.back().meta.namespace_ = "other";  // not selected: the term's namespace is default
+    s.pods.back().node_name = "a";
+    CHECK(verdicts(s, 0) == "+-");
+    s.pods[1].meta.namespace_ = "default";
+    s.nodes.push_back(zone_node("c", "c"));
+    s.pods[1].node_name = "c";
+    CHECK(verdicts(s, 0) == "--+");  // a group exists: only its zone
   }
 }
