@@ -76,7 +76,8 @@ bool admits(const placement::Pod& pod, const placement::Node& node) {
 struct OwnerGroup {
   size_t copies = 0;                         // listed pods of the owner, on every node
   std::map<NodeId, std::vector<PodId>> dup;  // per node: the duplicates past the first copy
-  std::vector<size_t> on_node;               // listed pods of the owner per node
+  std::map<NodeId, size_t> on_node;          // listed pods of the owner per node (sparse: a
+                                             // cluster has many owners on few nodes each)
 };
 
 }  // namespace
@@ -102,7 +103,6 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
       std::vector<std::string> keys = owner_keys(p, images);
       for (const std::string& key : keys) {
         OwnerGroup& group = groups[key];
-        if (group.on_node.empty()) group.on_node.assign(snapshot.nodes.size(), 0);
         ++group.copies;
         ++group.on_node[node];
       }
@@ -127,16 +127,35 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
   DescheduleTargets targets(ctx, scope);
   for (auto& [key, group] : groups) {
     if (group.dup.empty()) continue;
-    // Target nodes: the nodes that admit the duplicates, when more than one does. The copies
-    // of one owner share its pod template, so each node's first duplicate stands for the rest.
+    // Target nodes: the nodes that admit the duplicates, for each constraint class among them
+    // that more than one node admits.
     std::set<NodeId> target_nodes;
+    std::set<const std::vector<NodeId>*> classes_seen;
     for (const auto& [node, pods] : group.dup) {
-      const std::vector<NodeId>& admitting = admitting_nodes(snapshot.pods[pods.front()]);
-      if (admitting.size() > 1) target_nodes.insert(admitting.begin(), admitting.end());
+      for (PodId pod : pods) {
+        const std::vector<NodeId>& admitting = admitting_nodes(snapshot.pods[pod]);
+        if (!classes_seen.insert(&admitting).second || admitting.size() < 2) continue;
+        target_nodes.insert(admitting.begin(), admitting.end());
+      }
     }
-    if (target_nodes.size() < 2) continue;
+    if (target_nodes.size() < 2) {
+      for (const auto& [node, pods] : group.dup) {
+        for (PodId pod : pods) {
+          if (ctx.planned(pod)) continue;
+          ctx.skip(pod, kStrategy,
+                   "a duplicate of " + key + " on " + node_with_pool(ctx, node) +
+                       ", but fewer than two nodes admit its copies (taints, nodeSelector, "
+                       "node affinity): nothing to spread over");
+        }
+      }
+      continue;
+    }
     const size_t share = (group.copies + target_nodes.size() - 1) / target_nodes.size();
-    std::vector<size_t> count = group.on_node;  // the owner's pods per node, with planned moves
+    std::map<NodeId, size_t> count = group.on_node;  // the owner's pods per node, with moves
+    auto copies_on = [&count](NodeId n) -> size_t {
+      auto it = count.find(n);
+      return it == count.end() ? 0 : it->second;
+    };
     for (const auto& [node, pods] : group.dup) {
       // The node keeps `share` copies: its first one and share - 1 duplicates.
       if (pods.size() + 1 <= share) continue;
@@ -145,16 +164,18 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
         if (ctx.planned(pod)) continue;  // a pod of two owners moves once
         if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;
         const std::string why = node_with_pool(ctx, node) + " holds " +
-                                std::to_string(count[node]) + " copies of " + key + " (at most " +
-                                std::to_string(share) + " per node over " +
+                                std::to_string(copies_on(node)) + " copies of " + key +
+                                " (at most " + std::to_string(share) + " per node over " +
                                 std::to_string(target_nodes.size()) + " nodes)";
-        NodeRule spread{
-            [&](NodeId target) { return !target_nodes.count(target) || count[target] >= share; },
-            [&](NodeId target) {
-              return target_nodes.count(target)
-                         ? "already holds " + std::to_string(count[target]) + " copies"
-                         : std::string("not a node the duplicates may run on");
-            }};
+        NodeRule spread{[&](NodeId target) {
+                          return !target_nodes.count(target) || copies_on(target) >= share;
+                        },
+                        [&](NodeId target) {
+                          return target_nodes.count(target)
+                                     ? "already holds " + std::to_string(copies_on(target)) +
+                                           " copies"
+                                     : std::string("not a node the duplicates may run on");
+                        }};
         RefusedNodes refused;
         std::optional<TargetFound> target =
             targets.best(pod, targets.candidates(), refused, &spread);

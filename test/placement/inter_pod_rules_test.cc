@@ -117,7 +117,8 @@ TEST_CASE("one replica per node: a replica never counts itself, and two moves in
   CHECK_FALSE(placer.feasible(1, 2, ledger));  // web-0 counts where it goes
   CHECK(placer.feasible(1, 0, ledger));        // and no longer where it was
   CHECK(placer.feasible(1, 3, ledger));
-  CHECK(placer.feasible(0, 3, ledger));  // web-0 re-planned: its planned place is not a conflict
+  CHECK(placer.feasible(0, 3, ledger));  // web-0 may go elsewhere: its planned place is not a
+                                         // conflict for itself
   Verdict verdict = placer.fits(1, 2, ledger);
   CHECK(first_rule(verdict) == Rule::kPodAntiAffinity);
   CHECK_THAT(verdict.describe(), Catch::Contains("kubernetes.io/hostname=n2"));
@@ -284,6 +285,32 @@ TEST_CASE("scores: preferred pod affinity and ScheduleAnyway spread", "[placemen
   CHECK(placer.best_target(4, candidates, ledger).target == NodeId{1});
   // A soft constraint never refuses.
   CHECK(placer.feasible(4, 0, ledger));
+}
+
+TEST_CASE("scores: existing pods' affinity terms that select the pod, through the plan",
+          "[placement][inter-pod]") {
+  Snapshot snapshot;
+  snapshot.nodes = {zoned("a", "a"), zoned("b", "b"), zoned("home", "h")};
+  Pod needs_web = app_pod("needs-web", "cache", "a");  // required affinity to web: +1 (hard weight)
+  needs_web.pod_affinity.required.push_back(term_selecting("web", "zone"));
+  Pod likes_web = app_pod("likes-web", "db", "a");  // preferred affinity to web: +5
+  likes_web.pod_affinity.preferred.push_back(
+      WeightedPodAffinityTerm{5, term_selecting("web", "zone")});
+  Pod avoids_web = app_pod("avoids-web", "batch", "b");  // preferred anti-affinity to web: -7
+  avoids_web.pod_anti_affinity.preferred.push_back(
+      WeightedPodAffinityTerm{7, term_selecting("web", "zone")});
+  snapshot.pods = {needs_web, likes_web, avoids_web, app_pod("web", "web", "home")};
+  ClusterIndex index(snapshot);
+  Placer placer(index);
+  Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
+  const PodId kWeb = 3;
+  CHECK(placer.score(kWeb, 0, ledger).pod_affinity == 1 + 5);
+  CHECK(placer.score(kWeb, 1, ledger).pod_affinity == -7);
+  CHECK(placer.score(kWeb, 2, ledger).pod_affinity == 0);
+  // The plan moves likes-web to zone b: its weight follows it.
+  ledger.reserve(1, 0, 1, index.requests(1));
+  CHECK(placer.score(kWeb, 0, ledger).pod_affinity == 1);
+  CHECK(placer.score(kWeb, 1, ledger).pod_affinity == 5 - 7);
 }
 
 TEST_CASE("a ledger that does not follow inter-pod counts refuses inter-pod pods after a move",

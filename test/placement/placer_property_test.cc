@@ -346,7 +346,6 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
       planned.emplace_back(pod, node);
     }
     for (PodId p = 0; p < snapshot.pods.size(); ++p) {
-      if (ledger.planned_node(p) != kNoNode) continue;  // moved pods are checked from their source
       for (NodeId n = 0; n < snapshot.nodes.size(); ++n) {
         InterPodFindings inter_pod = bf_inter_pod(snapshot, p, n, planned);
         bool other_rules = brute_force_fits(snapshot, p, n, planned);

@@ -108,3 +108,26 @@ TEST_CASE("RemoveDuplicates: a duplicate with no node below the share stays, wit
   CHECK(out.moves.empty());
   CHECK_THAT(out.skips["web-n1-2"], StartsWith("no node fits: n1 holds 3 copies"));
 }
+
+TEST_CASE("RemoveDuplicates: copies that only one node admits stay, each with its reason",
+          "[duplicates]") {
+  DescheduleSetup setup;
+  setup.snapshot.nodes = {make_node("n1"), make_node("n2")};
+  setup.snapshot.nodes[1].taints.push_back(
+      placement::Taint{"dedicated", "gpu", placement::TaintEffect::kNoSchedule});
+  add(setup.snapshot.pods, copies("web", "n1", 3));
+  DescheduleOutcome out = dedupe(setup, {});
+  CHECK(out.moves.empty());
+  REQUIRE(out.skips.count("web-n1-1") == 1);
+  REQUIRE(out.skips.count("web-n1-2") == 1);
+  CHECK_THAT(out.skips["web-n1-2"], Catch::Contains("fewer than two nodes admit its copies"));
+  CHECK(out.skips.count("web-n1-0") == 0);  // the node's first copy is no duplicate
+
+  // Tolerating the taint, the copies have two nodes: one moves.
+  for (Pod& pod : setup.snapshot.pods) {
+    pod.tolerations.push_back(
+        placement::Toleration{"dedicated", placement::TolerationOperator::kEqual, "gpu",
+                              placement::TaintEffect::kNoSchedule, std::nullopt});
+  }
+  CHECK(dedupe(setup, {}).moves == Moves{"web-n1-2->n2"});
+}
