@@ -16,6 +16,7 @@
 #include "placement/json_reading.h"
 #include "placement/kube_json_fields.h"
 #include "placement/model.h"
+#include "placement/rfc3339.h"
 
 namespace loadshift::placement::json {
 
@@ -350,6 +351,32 @@ inline bool read_container_statuses(Decoding& d, od::value& value,
   });
 }
 
+// One entry of status.conditions: into pod.conditions, and pod.ready from the Ready one.
+inline bool read_pod_condition(Decoding& d, od::value& value, Pod& pod) {
+  std::string type, status, reason, last_transition;
+  bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
+    if (key == "type") return read_string(d, field, type);
+    if (key == "status") return read_string(d, field, status);
+    if (key == "reason") return read_string(d, field, reason);
+    if (key == "lastTransitionTime") return read_string(d, field, last_transition);
+    return true;
+  });
+  if (!ok) return false;
+  PodConditions::Condition condition{type, status, reason, std::nullopt};
+  if (!last_transition.empty()) {
+    auto time = parse_rfc3339(last_transition);
+    if (!time) {
+      return d.wrong_at("lastTransitionTime", "expected an RFC 3339 time, found " +
+                     json::quoted(last_transition));
+    }
+    condition.last_transition_seconds =
+        std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch()).count();
+  }
+  pod.conditions.add(condition);
+  if (type == "Ready") pod.ready = status == "True";
+  return true;
+}
+
 inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "phase") {
@@ -366,12 +393,12 @@ inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
     if (key == "initContainerStatuses") {
       return read_container_statuses(d, field, pod.init_container_statuses);
     }
+    if (key == "ephemeralContainerStatuses") {
+      return read_container_statuses(d, field, pod.ephemeral_container_statuses);
+    }
     if (key == "conditions") {
       return visit_array(d, field, [&](od::value& element, size_t) {
-        NodeCondition condition;  // a pod condition has the same type/status/reason fields
-        if (!read_node_condition(d, element, condition)) return false;
-        if (condition.type == "Ready") pod.ready = condition.status == "True";
-        return true;
+        return read_pod_condition(d, element, pod);
       });
     }
     return true;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "placement/object_list.h"
+#include "placement/pod_conditions.h"
 
 #include "placement/resources.h"
 
@@ -219,8 +220,9 @@ struct Volume {
   bool memory_medium = false;  // emptyDir.medium == Memory
 };
 
-// What the deschedule plugins read of one container's status (status.containerStatuses[] and
-// initContainerStatuses[]): its restarts and its current state's reason. lastState is not read.
+// What the deschedule plugins read of one container's status (status.containerStatuses[],
+// initContainerStatuses[] and ephemeralContainerStatuses[]): its restarts and its current state's
+// reason. lastState is not read.
 struct ContainerStatus {
   int32_t restart_count = 0;
   std::string waiting_reason;     // state.waiting.reason; empty when not waiting
@@ -259,6 +261,8 @@ struct Pod {
   std::string reason;  // status.reason: Evicted, NodeAffinity, Shutdown, OutOfcpu, ...
   std::vector<ContainerStatus> container_statuses;
   std::vector<ContainerStatus> init_container_statuses;
+  std::vector<ContainerStatus> ephemeral_container_statuses;
+  PodConditions conditions;  // status.conditions, Ready included
 
   // The controller owner reference, or nullptr.
   const OwnerReference* controller() const;

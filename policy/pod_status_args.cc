@@ -77,6 +77,62 @@ Namespaces read_owner_kinds(FieldReader& args) {
   return out;
 }
 
+// PodLifeTime's `conditions`: each entry sets at least one field (upstream's validation).
+std::vector<PodConditionFilter> read_condition_filters(FieldReader& args) {
+  std::vector<PodConditionFilter> out;
+  for (FieldReader& entry : args.object_list("conditions")) {
+    if (!entry.valid()) continue;
+    PodConditionFilter filter;
+    filter.type = entry.string("type").value_or("");
+    filter.status = entry.string("status").value_or("");
+    filter.reason = entry.string("reason").value_or("");
+    filter.min_time_since_last_transition_seconds = entry.integer(
+        "minTimeSinceLastTransitionSeconds", 0, std::numeric_limits<uint32_t>::max());
+    if (filter.type.empty() && filter.status.empty() && filter.reason.empty() &&
+        !filter.min_time_since_last_transition_seconds) {
+      entry.error(
+          "expected at least one of type, status, reason or minTimeSinceLastTransitionSeconds "
+          "(an empty entry would match every pod's conditions)");
+    }
+    // Upstream compares the text as written; a pod condition's status is always one of these.
+    static const std::vector<std::string> kStatuses = {"True", "False", "Unknown"};
+    if (!filter.status.empty() &&
+        std::find(kStatuses.begin(), kStatuses.end(), filter.status) == kStatuses.end()) {
+      entry.warning_at("status", "a pod condition's status is True, False or Unknown; \"" +
+                                     filter.status + "\" matches no condition");
+    }
+    entry.finish();
+    out.push_back(std::move(filter));
+  }
+  return out;
+}
+
+void emit_condition_filters(YAML::Emitter& out, const std::vector<PodConditionFilter>& filters) {
+  if (filters.empty()) return;
+  out << YAML::Key << "conditions" << YAML::Value << YAML::BeginSeq;
+  for (const PodConditionFilter& filter : filters) {
+    out << YAML::BeginMap;
+    if (!filter.type.empty()) {
+      out << YAML::Key << "type" << YAML::Value;
+      emit_string(out, filter.type);
+    }
+    if (!filter.status.empty()) {
+      out << YAML::Key << "status" << YAML::Value;
+      emit_string(out, filter.status);
+    }
+    if (!filter.reason.empty()) {
+      out << YAML::Key << "reason" << YAML::Value;
+      emit_string(out, filter.reason);
+    }
+    if (filter.min_time_since_last_transition_seconds) {
+      out << YAML::Key << "minTimeSinceLastTransitionSeconds" << YAML::Value
+          << *filter.min_time_since_last_transition_seconds;
+    }
+    out << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
+}
+
 void emit_exit_codes(YAML::Emitter& out, const std::vector<int32_t>& codes) {
   if (codes.empty()) return;
   out << YAML::Key << "exitCodes" << YAML::Value << YAML::Flow << YAML::BeginSeq;
@@ -113,26 +169,20 @@ PluginArgs read_pod_lifetime_args(FieldReader& args) {
   out.max_pod_life_time_seconds =
       args.integer("maxPodLifeTimeSeconds", 0, std::numeric_limits<uint32_t>::max());
   out.states = read_states(args, pod_lifetime_states());
+  out.conditions = read_condition_filters(args);
   out.including_init_containers = args.boolean("includingInitContainers").value_or(false);
+  out.including_ephemeral_containers =
+      args.boolean("includingEphemeralContainers").value_or(false);
   out.exit_codes = read_exit_codes(args);
   out.owner_kinds = read_owner_kinds(args);
   out.namespaces = read_namespaces(args);
   out.label_selector = args.label_selector("labelSelector");
-  if (args.has("conditions")) {
-    args.error_at("conditions",
-                  "PodLifeTime conditions (descheduler v0.36) are not supported by loadshift yet; "
-                  "select the pods with maxPodLifeTimeSeconds and states");
-  }
-  if (args.has("includingEphemeralContainers")) {
-    args.error_at("includingEphemeralContainers",
-                  "ephemeral containers' states are not read by loadshift yet; remove the field");
-  }
   // On the values read (upstream v0.36 tests the lengths): `states: []` selects nothing either.
-  if (!out.max_pod_life_time_seconds && out.states.empty() && out.exit_codes.empty() &&
-      !args.has("conditions")) {
+  if (!out.max_pod_life_time_seconds && out.states.empty() && out.conditions.empty() &&
+      out.exit_codes.empty()) {
     args.error(
-        "expected at least one of maxPodLifeTimeSeconds, states or exitCodes (without one, "
-        "PodLifeTime would select every pod)");
+        "expected at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes "
+        "(without one, PodLifeTime would select every pod)");
   }
   args.finish();
   return out;
@@ -145,8 +195,12 @@ void write_pod_lifetime_args(const PluginArgs& plugin_args, YAML::Emitter& out) 
     out << YAML::Key << "maxPodLifeTimeSeconds" << YAML::Value << *args.max_pod_life_time_seconds;
   }
   emit_list(out, "states", args.states);
+  emit_condition_filters(out, args.conditions);
   if (args.including_init_containers) {
     out << YAML::Key << "includingInitContainers" << YAML::Value << true;
+  }
+  if (args.including_ephemeral_containers) {
+    out << YAML::Key << "includingEphemeralContainers" << YAML::Value << true;
   }
   emit_exit_codes(out, args.exit_codes);
   emit_namespaces(out, "ownerKinds", args.owner_kinds);

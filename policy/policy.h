@@ -217,22 +217,37 @@ struct NodeTaintsArgs {
   }
 };
 
-// PodLifeTime (kubernetes-sigs descheduler): pods older than maxPodLifeTimeSeconds, in one of
-// `states` (a phase, status.reason or a container's waiting or terminated reason), passing
-// ownerKinds, with a terminated container's exit code in `exitCodes`: each when given, at least
-// one of the age, states and exit codes; oldest first. Upstream's `conditions` are not supported
-// yet (refused by the loader).
+// One entry of PodLifeTime's `conditions`: a pod condition whose type, status and reason equal
+// the ones given (empty: not checked) and, with minTimeSinceLastTransitionSeconds, whose
+// lastTransitionTime is at least that many seconds ago.
+struct PodConditionFilter {
+  std::string type;
+  std::string status;
+  std::string reason;
+  std::optional<int64_t> min_time_since_last_transition_seconds;
+  friend bool operator==(const PodConditionFilter&, const PodConditionFilter&) = default;
+};
+
+// PodLifeTime (kubernetes-sigs descheduler v0.36): pods older than maxPodLifeTimeSeconds, in one
+// of `states` (a phase, status.reason or a container's waiting or terminated reason; init and
+// ephemeral containers' too when asked), passing ownerKinds, with a condition matching one of
+// `conditions`, with a terminated container's exit code in `exitCodes`: each when given, at least
+// one of the age, states, conditions and exit codes; oldest first.
 struct PodLifeTimeArgs {
   std::optional<int64_t> max_pod_life_time_seconds;
   std::vector<std::string> states;
+  std::vector<PodConditionFilter> conditions;
   bool including_init_containers = false;
+  bool including_ephemeral_containers = false;
   std::vector<int32_t> exit_codes;  // containers' state.terminated.exitCode
   Namespaces owner_kinds;           // include / exclude owner kinds (reuses the two lists)
   Namespaces namespaces;
   std::optional<placement::LabelSelector> label_selector;
   friend bool operator==(const PodLifeTimeArgs& a, const PodLifeTimeArgs& b) {
     return a.max_pod_life_time_seconds == b.max_pod_life_time_seconds && a.states == b.states &&
+           a.conditions == b.conditions &&
            a.including_init_containers == b.including_init_containers &&
+           a.including_ephemeral_containers == b.including_ephemeral_containers &&
            a.exit_codes == b.exit_codes && a.owner_kinds == b.owner_kinds &&
            a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
   }

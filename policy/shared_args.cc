@@ -47,8 +47,13 @@ std::string lower(std::string_view text) {
   return out;
 }
 
-// Reads a list of namespace names at `key`; reports the ones that are not DNS-1123 labels.
-std::vector<std::string> read_namespace_list(FieldReader& reader, std::string_view key) {
+// Reads a list of namespace names at `key`. A name that is not a DNS-1123 label can never be a
+// namespace. Under `exclude` that is an error: the protection the user meant would protect
+// nothing. Under `include` it is a warning and the name is kept: upstream loads such files (the
+// OpenShift operator's testdata have "includedNamespace"), the name matches no pod, and dropping
+// it could leave the include list empty, which would mean every namespace.
+std::vector<std::string> read_namespace_list(FieldReader& reader, std::string_view key,
+                                             bool include) {
   std::vector<std::string> out;
   std::optional<std::vector<std::string>> names = reader.string_list(key);
   if (!names) return out;
@@ -56,6 +61,12 @@ std::vector<std::string> read_namespace_list(FieldReader& reader, std::string_vi
     const std::string& name = (*names)[i];
     if (is_dns_label(name)) {
       out.push_back(name);
+    } else if (include) {
+      out.push_back(name);
+      warning_at_item(reader, key, i,
+                      "\"" + name +
+                          "\" can never be a namespace name (lowercase letters, digits and '-'), "
+                          "so it matches no pod");
     } else {
       error_at_item(
           reader, key, i,
@@ -186,18 +197,38 @@ void error_in_mapping(FieldReader& args, std::string_view key, const std::string
   args.error_at(key, std::move(message));
 }
 
-void error_at_item(FieldReader& args, std::string_view key, size_t index, std::string message) {
+namespace {
+
+void report_at_item(FieldReader& args, std::string_view key, size_t index, std::string message,
+                    bool error) {
   if (args.valid()) {
     YAML::Node list = find_value(args.node(), key);
     if (list.IsDefined() && list.IsSequence() && index < list.size()) {
       YAML::Mark mark = list[index].Mark();
-      args.diagnostics().error(mark.line, mark.column,
-                               args.child_path(key) + "[" + std::to_string(index) + "]",
-                               std::move(message));
+      std::string path = args.child_path(key) + "[" + std::to_string(index) + "]";
+      if (error) {
+        args.diagnostics().error(mark.line, mark.column, std::move(path), std::move(message));
+      } else {
+        args.diagnostics().warning(mark.line, mark.column, std::move(path), std::move(message));
+      }
       return;
     }
   }
-  args.error_at(key, std::move(message));
+  if (error) {
+    args.error_at(key, std::move(message));
+  } else {
+    args.warning_at(key, std::move(message));
+  }
+}
+
+}  // namespace
+
+void error_at_item(FieldReader& args, std::string_view key, size_t index, std::string message) {
+  report_at_item(args, key, index, std::move(message), true);
+}
+
+void warning_at_item(FieldReader& args, std::string_view key, size_t index, std::string message) {
+  report_at_item(args, key, index, std::move(message), false);
 }
 
 std::vector<std::string> read_evictable_namespaces(FieldReader& args, std::string_view plugin) {
@@ -210,7 +241,7 @@ std::vector<std::string> read_evictable_namespaces(FieldReader& args, std::strin
                              " cannot be limited to some namespaces; list the "
                              "namespaces whose pods must stay under exclude");
   }
-  std::vector<std::string> out = read_namespace_list(*namespaces, "exclude");
+  std::vector<std::string> out = read_namespace_list(*namespaces, "exclude", false);
   namespaces->finish();
   return out;
 }
@@ -219,8 +250,8 @@ Namespaces read_namespaces(FieldReader& args) {
   Namespaces out;
   std::optional<FieldReader> namespaces = args.object("namespaces");
   if (!namespaces || !namespaces->valid()) return out;
-  out.include = read_namespace_list(*namespaces, "include");
-  out.exclude = read_namespace_list(*namespaces, "exclude");
+  out.include = read_namespace_list(*namespaces, "include", true);
+  out.exclude = read_namespace_list(*namespaces, "exclude", false);
   if (!out.include.empty() && !out.exclude.empty()) {
     namespaces->error("set include or exclude, not both");
   }

@@ -59,8 +59,10 @@ void check_watermark_pair(FieldReader& args, const Percentages& low, const Perce
 void error_in_mapping(FieldReader& args, std::string_view key, const std::string& entry,
                       std::string message);
 
-// Reports `message` at item `index` of the list at `args.<key>` (path `key[index]`).
+// Reports `message` at item `index` of the list at `args.<key>` (path `key[index]`), as an error
+// or as a warning.
 void error_at_item(FieldReader& args, std::string_view key, size_t index, std::string message);
+void warning_at_item(FieldReader& args, std::string_view key, size_t index, std::string message);
 
 // ---- namespaces ---------------------------------------------------------------------------
 

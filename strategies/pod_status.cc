@@ -2,9 +2,10 @@
 // selection (descheduler v0.36, research: shared/research/descheduler.md 3.3):
 //
 // - PodLifeTime: pods older than maxPodLifeTimeSeconds (strictly, from creationTimestamp) whose
-//   phase, status.reason or a container's waiting or terminated reason is in `states`, whose
-//   owner kinds pass ownerKinds and with a terminated container whose exit code is in
-//   `exitCodes` (each when given); oldest first across the cluster.
+//   phase, status.reason or a container's waiting or terminated reason is in `states` (init and
+//   ephemeral containers' too when asked), whose owner kinds pass ownerKinds, with a condition
+//   that one of `conditions` matches and with a terminated container whose exit code is in
+//   `exitCodes` (each when given); oldest first (by creation) across the cluster.
 // - RemovePodsHavingTooManyRestarts: pods whose containers' restarts (init containers' too with
 //   includingInitContainers) add up to podRestartThreshold or more, in one of `states` (phase or a
 //   container's waiting reason) when given; most restarts first.
@@ -73,22 +74,62 @@ bool any_status(const Pod& pod, bool with_init, Visit&& visit) {
 }
 
 // The first of the pod's phase, status.reason and its containers' reasons (waiting, and
-// terminated when `terminated_too`) that is in `states`, or "".
+// terminated when `terminated_too`; ephemeral containers' too when `with_ephemeral`) that is in
+// `states`, or "".
 std::string matching_state(const Pod& pod, const std::vector<std::string>& states, bool with_init,
-                           bool terminated_too) {
+                           bool terminated_too, bool with_ephemeral = false) {
   std::string phase(placement::to_string(pod.phase));
   if (contains(states, phase)) return "phase " + phase;
   if (!pod.reason.empty() && contains(states, pod.reason)) return "status reason " + pod.reason;
   std::string found;
-  any_status(pod, with_init, [&](const ContainerStatus& s) {
+  auto match = [&](const ContainerStatus& s, std::string_view who) {
     if (!s.waiting_reason.empty() && contains(states, s.waiting_reason)) {
-      found = "a container waiting with " + s.waiting_reason;
+      found = std::string(who) + " waiting with " + s.waiting_reason;
     } else if (terminated_too && s.terminated && !s.terminated_reason.empty() &&
                contains(states, s.terminated_reason)) {
-      found = "a container terminated with " + s.terminated_reason;
+      found = std::string(who) + " terminated with " + s.terminated_reason;
     }
     return !found.empty();
-  });
+  };
+  if (any_status(pod, with_init, [&](const ContainerStatus& s) { return match(s, "a container"); }))
+    return found;
+  if (with_ephemeral) {
+    for (const ContainerStatus& status : pod.ephemeral_container_statuses) {
+      if (match(status, "an ephemeral container")) return found;
+    }
+  }
+  return found;
+}
+
+// The first of the pod's conditions that one of `filters` matches, as text, or "" (upstream
+// v0.36: the filters are ORed; in a filter, every field given must equal the condition's, and
+// with minTimeSinceLastTransitionSeconds the condition needs a lastTransitionTime at least that
+// long ago, one in the future never matching).
+std::string matching_condition(const Pod& pod, const std::vector<policy::PodConditionFilter>& filters,
+                               std::chrono::system_clock::time_point now) {
+  const int64_t now_seconds =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
+  std::string found;
+  for (const policy::PodConditionFilter& filter : filters) {
+    pod.conditions.any_of([&](const placement::PodConditions::Condition& c) {
+      if (!filter.type.empty() && c.type != filter.type) return false;
+      if (!filter.status.empty() && c.status != filter.status) return false;
+      if (!filter.reason.empty() && c.reason != filter.reason) return false;
+      found = "condition " + std::string(c.type) + "=" + std::string(c.status);
+      if (!c.reason.empty()) found += " (" + std::string(c.reason) + ")";
+      if (filter.min_time_since_last_transition_seconds) {
+        if (!c.last_transition_seconds || *c.last_transition_seconds > now_seconds ||
+            now_seconds - *c.last_transition_seconds <
+                *filter.min_time_since_last_transition_seconds) {
+          found.clear();
+          return false;
+        }
+        found += " for " + age_text(now_seconds - *c.last_transition_seconds);
+      }
+      return true;
+    });
+    if (!found.empty()) return found;
+  }
   return found;
 }
 
@@ -208,7 +249,8 @@ void run_pod_lifetime(const policy::PodLifeTimeArgs& args, const ProfileScope& s
         }
         auto add = [&why](const std::string& part) { why += (why.empty() ? "" : ", ") + part; };
         if (!args.states.empty()) {
-          std::string state = matching_state(p, args.states, args.including_init_containers, true);
+          std::string state = matching_state(p, args.states, args.including_init_containers, true,
+                                             args.including_ephemeral_containers);
           if (state.empty()) return none;
           add(state);
         }
@@ -216,6 +258,11 @@ void run_pod_lifetime(const policy::PodLifeTimeArgs& args, const ProfileScope& s
           return none;
         }
         if (has_owner_kind(p, args.owner_kinds.exclude)) return none;
+        if (!args.conditions.empty()) {
+          std::string condition = matching_condition(p, args.conditions, now);
+          if (condition.empty()) return none;
+          add(condition);
+        }
         if (!args.exit_codes.empty()) {
           std::string code = matching_exit_code(p, args.exit_codes, args.including_init_containers);
           if (code.empty()) return none;

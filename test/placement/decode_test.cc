@@ -334,3 +334,64 @@ TEST_CASE("a Pod's status reason and container statuses are decoded", "[decode]"
                           &snapshot)
                   .errors.empty());
 }
+
+TEST_CASE("a Pod's conditions and ephemeral container statuses are decoded", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({"kind": "Pod", "apiVersion": "v1",
+    "metadata": {"name": "done-1", "namespace": "batch"},
+    "spec": {"containers": [{"name": "a"}]},
+    "status": {"phase": "Succeeded",
+      "conditions": [
+        {"type": "PodReadyToStartContainers", "status": "False", "lastProbeTime": null,
+         "lastTransitionTime": "2026-11-22T04:00:00Z"},
+        {"type": "Ready", "status": "False", "reason": "PodCompleted",
+         "lastTransitionTime": "2026-11-22T06:30:00.5+02:00"},
+        {"type": "PodScheduled", "status": "True", "lastTransitionTime": null}],
+      "ephemeralContainerStatuses": [
+        {"name": "debugger", "restartCount": 0,
+         "state": {"waiting": {"reason": "ImagePullBackOff"}}}]}})");
+  REQUIRE(snapshot.pods.size() == 1);
+  const Pod& pod = snapshot.pods[0];
+  using Condition = PodConditions::Condition;
+  const int64_t at_4 = 1795320000;  // 2026-11-22T04:00:00Z
+  CHECK(pod.conditions.list() ==
+        std::vector<Condition>{{"PodReadyToStartContainers", "False", "", at_4},
+                               {"Ready", "False", "PodCompleted", at_4 + 1800},
+                               {"PodScheduled", "True", "", std::nullopt}});
+  REQUIRE(pod.ready.has_value());
+  CHECK_FALSE(*pod.ready);
+  REQUIRE(pod.ephemeral_container_statuses.size() == 1);
+  CHECK(pod.ephemeral_container_statuses[0].waiting_reason == "ImagePullBackOff");
+  CHECK(pod.container_statuses.empty());
+
+  DecodeSummary bad = decode_json(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "x"},
+    "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "yesterday"}]}})",
+                                 &snapshot);
+  REQUIRE(bad.errors.size() == 1);
+  CHECK(bad.errors[0].to_string() ==
+        "Pod default/x: status.conditions[0].lastTransitionTime: expected an RFC 3339 time, found "
+        "\"yesterday\"");
+}
+
+TEST_CASE("PodConditions keeps every condition in order, any length", "[decode]") {
+  PodConditions conditions;
+  CHECK(conditions.empty());
+  CHECK(conditions.list().empty());
+  const std::string long_reason(70000, 'r');
+  using Condition = PodConditions::Condition;
+  std::vector<Condition> added = {{"Ready", "True", "", -5},
+                                  {"", "", "", std::nullopt},
+                                  {"DisruptionTarget", "True", long_reason, 0},
+                                  {"x", "Unknown", "why", int64_t{1} << 40}};
+  for (const Condition& c : added) conditions.add(c);
+  CHECK_FALSE(conditions.empty());
+  CHECK(conditions.list() == added);
+  int seen = 0;
+  CHECK(conditions.any_of([&](const Condition& c) {
+    ++seen;
+    return c.type == "DisruptionTarget";
+  }));
+  CHECK(seen == 3);
+  CHECK_FALSE(conditions.any_of([](const Condition& c) { return c.type == "Missing"; }));
+  PodConditions copy = conditions;
+  CHECK(copy == conditions);
+}

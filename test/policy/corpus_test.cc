@@ -284,4 +284,29 @@ TEST_CASE("corpus: --for volcano writes only what Volcano reads", "[policy][corp
   CHECK_THAT(all, Catch::Contains("nodeFit false here and in DefaultEvictor"));
 }
 
+TEST_CASE("corpus: an impossible namespace name under include loads, warned and kept",
+          "[policy][corpus][messages]") {
+  // The OpenShift operator's testdata include "includedNamespace": upstream loads the file and
+  // the filter matches no pod. Kept (dropping it would leave the list empty: every namespace).
+  const std::string file =
+      "openshift_cluster-kube-descheduler-operator/operator__testdata__assets__lowNodeUtilizationIncludedNamespace.yaml";
+  LoadResult result = load(file);
+  REQUIRE(result.ok());
+  Strings warnings = lines_of(result.warnings);
+  CHECK(count_containing(warnings, "namespaces.include[0]: \"includedNamespace\" can never be a "
+                                   "namespace name (lowercase letters, digits and '-'), so it "
+                                   "matches no pod") == 2);
+  const PluginConfig* lifetime = result.policy->profiles[0].config("PodLifeTime");
+  REQUIRE(lifetime != nullptr);
+  CHECK(std::get<PodLifeTimeArgs>(lifetime->args).namespaces.include ==
+        Strings{"includedNamespace"});
+  // Under exclude the same name would protect nothing: an error.
+  testing::Loaded loaded = testing::load_text(testing::policy_with_profile(
+      "  plugins:\n    deschedule:\n      enabled: [PodLifeTime]\n  pluginConfig:\n  - name: "
+      "PodLifeTime\n    args:\n      maxPodLifeTimeSeconds: 60\n      namespaces: {exclude: "
+      "[Kube-System]}\n"));
+  CHECK(count_containing(loaded.errors, "expected a namespace name (lowercase letters, digits "
+                                        "and '-'), found \"Kube-System\"") == 1);
+}
+
 }  // namespace loadshift::policy

@@ -50,16 +50,18 @@ labelSelector:
 
   CHECK_THAT(read_args(read_pod_lifetime_args, "{}").errors,
              Equals(Strings{at(1, 1, "",
-                               "expected at least one of maxPodLifeTimeSeconds, states or "
-                               "exitCodes (without one, PodLifeTime would select every pod)")}));
+                               "expected at least one of maxPodLifeTimeSeconds, states, "
+                               "conditions or exitCodes (without one, PodLifeTime would select "
+                               "every pod)")}));
   // An empty list selects nothing either (upstream v0.36 tests the lengths).
-  CHECK(any_contains(read_args(read_pod_lifetime_args, "states: []\nexitCodes: []\n").errors,
-                     "expected at least one of maxPodLifeTimeSeconds, states or exitCodes"));
+  CHECK(any_contains(
+      read_args(read_pod_lifetime_args, "states: []\nexitCodes: []\nconditions: []\n").errors,
+      "expected at least one of maxPodLifeTimeSeconds, states, conditions or exitCodes"));
   Strings errors = read_args(read_pod_lifetime_args,
                              "maxPodLifeTimeSeconds: -1\nstates: [Runing]\nexitCodes: [x]\n"
                              "namespaces: {include: [a], exclude: [b]}\n"
                              "ownerKinds: {include: [A], exclude: [B]}\n"
-                             "conditions: [{reason: PodCompleted}]\npodStatusPhases: [Pending]\n")
+                             "podStatusPhases: [Pending]\n")
                        .errors;
   CHECK(any_contains(errors, at(1, 24, "maxPodLifeTimeSeconds",
                                 "expected an integer in 0..4294967295, found the number -1")));
@@ -68,10 +70,61 @@ labelSelector:
   CHECK(any_contains(errors, "exitCodes[0]: expected an integer"));
   CHECK(any_contains(errors, "namespaces: set include or exclude, not both"));
   CHECK(any_contains(errors, "ownerKinds: set include or exclude, not both"));
-  CHECK(any_contains(errors,
-                     "conditions: PodLifeTime conditions (descheduler v0.36) are not "
-                     "supported by loadshift yet"));
   CHECK(any_contains(errors, "unknown field \"podStatusPhases\""));
+}
+
+TEST_CASE("PodLifeTime conditions and includingEphemeralContainers (v0.36)",
+          "[policy][args][pod_status]") {
+  // The README's example: completed pods idle for 4 hours, Jobs excluded.
+  ReadResult good = read_args(read_pod_lifetime_args, R"(states: [Succeeded]
+conditions:
+- reason: PodCompleted
+  status: "True"
+  minTimeSinceLastTransitionSeconds: 14400
+- type: DisruptionTarget
+includingEphemeralContainers: true
+ownerKinds: {exclude: [Job]}
+)");
+  CHECK_THAT(good.errors, Equals(Strings{}));
+  CHECK_THAT(good.warnings, Equals(Strings{}));
+  const PodLifeTimeArgs& args = std::get<PodLifeTimeArgs>(good.args);
+  REQUIRE(args.conditions.size() == 2);
+  CHECK(args.conditions[0] == PodConditionFilter{"", "True", "PodCompleted", 14400});
+  CHECK(args.conditions[1] == PodConditionFilter{"DisruptionTarget", "", "", std::nullopt});
+  CHECK(args.including_ephemeral_containers);
+  CHECK_FALSE(args.including_init_containers);
+  PluginArgs back = round_trip(good.args, write_pod_lifetime_args, read_pod_lifetime_args);
+  CHECK(std::get<PodLifeTimeArgs>(back) == args);
+
+  // conditions alone are a filter.
+  ReadResult alone = read_args(read_pod_lifetime_args, "conditions: [{type: Ready}]\n");
+  CHECK_THAT(alone.errors, Equals(Strings{}));
+
+  ReadResult bad = read_args(read_pod_lifetime_args, R"(maxPodLifeTimeSeconds: 60
+conditions:
+- {}
+- {status: True}
+- {minTimeSinceLastTransitionSeconds: -3, reson: X}
+- type: Ready
+  status: "true"
+- Ready
+)");
+  CHECK(any_contains(bad.errors,
+                     "conditions[0]: expected at least one of type, status, reason or "
+                     "minTimeSinceLastTransitionSeconds (an empty entry would match every pod's "
+                     "conditions)"));
+  // Unquoted True is a YAML boolean; upstream's decoder refuses it for a string field too.
+  CHECK(any_contains(bad.errors, "conditions[1].status: expected a string, found"));
+  CHECK(any_contains(bad.errors,
+                     "conditions[2].minTimeSinceLastTransitionSeconds: expected an integer in "
+                     "0..4294967295"));
+  CHECK(any_contains(bad.errors, "conditions[2].reson: unknown field \"reson\" (did you mean "
+                                 "\"reason\"?)"));
+  CHECK(any_contains(bad.errors, "conditions[4]: expected a mapping"));
+  CHECK_THAT(bad.warnings,
+             Equals(Strings{at(7, 11, "conditions[3].status",
+                               "a pod condition's status is True, False or Unknown; \"true\" "
+                               "matches no condition")}));
 }
 
 TEST_CASE("RemovePodsHavingTooManyRestarts args", "[policy][args][pod_status]") {

@@ -204,6 +204,100 @@ TEST_CASE("PodLifeTime: a pod without a readable creation time is never old enou
   CHECK(lifetime(setup, args).moves.empty());
 }
 
+// A condition that changed `ago` before kNow.
+placement::PodConditions::Condition changed(std::string_view type, std::string_view status,
+                                            std::string_view reason, std::chrono::seconds ago) {
+  return {type, status, reason,
+          std::chrono::duration_cast<std::chrono::seconds>((kNow - ago).time_since_epoch())
+              .count()};
+}
+
+TEST_CASE("PodLifeTime: conditions with minTimeSinceLastTransitionSeconds (README, v0.36)",
+          "[pod_status][pod_lifetime]") {
+  // The README's example: Succeeded pods whose PodCompleted condition is 4 hours old or older,
+  // Jobs excluded.
+  DescheduleSetup setup = two_nodes();
+  auto completed = [&](const std::string& name, std::optional<std::chrono::seconds> ago) {
+    Pod pod = aged(name, "te1", 30 * kHour);
+    pod.phase = PodPhase::kSucceeded;
+    pod.conditions.add(changed("PodScheduled", "True", "", 30 * kHour));
+    if (ago) {
+      pod.conditions.add(changed("Initialized", "True", "PodCompleted", *ago));
+    } else {
+      pod.conditions.add({"Initialized", "True", "PodCompleted", std::nullopt});
+    }
+    pod.conditions.add(changed("Ready", "False", "PodCompleted", 5 * kHour));
+    return pod;
+  };
+  Pod idle = completed("idle-5h", 5 * kHour);
+  Pod exact = completed("idle-exact", std::chrono::seconds(14400));
+  Pod recent = completed("idle-3h", 3 * kHour);
+  Pod no_time = completed("no-time", std::nullopt);
+  Pod future = completed("future", -kHour);
+  Pod job = completed("job-5h", 5 * kHour);
+  job.owners[0].kind = "Job";
+  Pod running = aged("running", "te1", 30 * kHour);
+  running.conditions.add(changed("Initialized", "True", "PodCompleted", 5 * kHour));
+  setup.snapshot.pods = {idle, exact, recent, no_time, future, job, running};
+
+  policy::PodLifeTimeArgs args;
+  args.states = {"Succeeded"};
+  args.conditions = {{"", "True", "PodCompleted", 14400}};
+  args.owner_kinds.exclude = {"Job"};
+  DescheduleOutcome out = lifetime(setup, args);
+  // Upstream's check is "seconds since the transition >= the minimum": the exact one counts.
+  CHECK(out.moves == Moves{"idle-5h->-", "idle-exact->-"});
+  CHECK_THAT(out.reasons["idle-5h"],
+             Contains("phase Succeeded, condition Initialized=True (PodCompleted) for 5h; "
+                      "finished, nothing to place"));
+  CHECK(out.skips.empty());
+
+  // Without the minimum every Succeeded pod with such a condition qualifies, Jobs still out.
+  args.conditions[0].min_time_since_last_transition_seconds.reset();
+  CHECK(lifetime(setup, args).moves.size() == 5);
+
+  // Filters are ORed; in one filter every field given must match.
+  args.states.clear();
+  args.owner_kinds = {};
+  args.conditions = {{"Ready", "True", "PodCompleted", std::nullopt},
+                     {"Ready", "", "", 4 * 3600}};
+  DescheduleOutcome by_ready = lifetime(setup, args);
+  CHECK(by_ready.moves.size() == 6);  // every completed pod: Ready changed 5 h ago
+  CHECK(by_ready.reasons.count("running") == 0);
+  CHECK_THAT(by_ready.reasons["idle-3h"], Contains("condition Ready=False (PodCompleted) for 5h"));
+  args.conditions = {{"Ready", "True", "PodCompleted", std::nullopt}};
+  CHECK(lifetime(setup, args).moves.empty());
+
+  // With maxPodLifeTimeSeconds too, all filters must hold.
+  args.conditions = {{"Initialized", "", "", std::nullopt}};
+  args.max_pod_life_time_seconds = 40 * 3600;
+  CHECK(lifetime(setup, args).moves.empty());
+}
+
+TEST_CASE("PodLifeTime: ephemeral containers' states count with includingEphemeralContainers",
+          "[pod_status][pod_lifetime]") {
+  DescheduleSetup setup = two_nodes();
+  Pod debugged = aged("debugged", "te1", 30 * kHour);
+  debugged.ephemeral_container_statuses = {restarted(0, "ImagePullBackOff")};
+  Pod init_stuck = aged("init-stuck", "te1", 30 * kHour);
+  init_stuck.init_container_statuses = {restarted(0, "ImagePullBackOff")};
+  setup.snapshot.pods = {debugged, init_stuck};
+  policy::PodLifeTimeArgs args;
+  args.states = {"ImagePullBackOff"};
+  CHECK(lifetime(setup, args).moves.empty());
+  args.including_ephemeral_containers = true;
+  DescheduleOutcome out = lifetime(setup, args);
+  CHECK(out.moves == Moves{"debugged->te2"});
+  CHECK_THAT(out.reasons["debugged"], Contains("an ephemeral container waiting with ImagePullBackOff"));
+  args.including_init_containers = true;
+  CHECK(lifetime(setup, args).moves.size() == 2);
+  // Exit codes never read ephemeral containers (as upstream).
+  args.states.clear();
+  args.exit_codes = {1};
+  setup.snapshot.pods[0].ephemeral_container_statuses = {exited(1, "Error")};
+  CHECK(lifetime(setup, args).moves.empty());
+}
+
 TEST_CASE(
     "RemovePodsHavingTooManyRestarts: restarts >= the threshold, init containers when asked "
     "(README)",
