@@ -21,7 +21,7 @@ std::string counted(int64_t count, const TopologySlot& slot, const TopologyDomai
 }  // namespace
 
 bool check_inter_pod(const PodTopology& topology, const PodInterRules& rules, PodId pod, NodeId at,
-                     NodeId node, const Ledger& ledger, Reasons* out) {
+                     NodeId origin, NodeId node, const Ledger& ledger, Reasons* out) {
   if (rules.unmovable) return reject(out, Rule::kInterPodAffinity, *rules.unmovable);
   const TopologyDomains& domains = topology.domains();
   const SlotCounts counts(topology, ledger.topology_counts(), pod, at);
@@ -53,7 +53,37 @@ bool check_inter_pod(const PodTopology& topology, const PodInterRules& rules, Po
     if (keys_present && !pods_exist) {
       bool none_anywhere = true;
       for (uint32_t s : rules.affinity) none_anywhere = none_anywhere && counts.total(s) <= 0;
-      if (!(none_anywhere && rules.affinity_self_match)) {
+      if (none_anywhere && rules.affinity_self_match && origin != kNoNode) {
+        // The first pod of a group, but a running one: while the evicted pod terminates the
+        // scheduler still counts it where it runs, so the replacement must share every term's
+        // domain with that node (a node that lacks a key counts nowhere: then the rule is the
+        // first pod's again, or, with some keys only, no node passes until the pod is gone).
+        bool origin_counted = false, origin_has_all = true, same_domains = true;
+        for (uint32_t s : rules.affinity) {
+          const TopologySlot& slot = topology.slot(s);
+          DomainId from = domains.domain(slot.key, origin);
+          if (from == kNoTopologyDomain) {
+            origin_has_all = false;
+            continue;
+          }
+          origin_counted = true;
+          same_domains = same_domains && from == domains.domain(slot.key, node);
+        }
+        if (origin_counted && !(origin_has_all && same_domains)) {
+          if (!fail(Rule::kPodAffinity, [&] {
+                std::string where;
+                for (uint32_t s : rules.affinity) {
+                  const TopologySlot& slot = topology.slot(s);
+                  where += (where.empty() ? "" : ", ") +
+                           domains.describe(slot.key, domains.domain(slot.key, origin));
+                }
+                return "the pod is the only one its affinity terms select: while it terminates "
+                       "the scheduler counts it on its node, so its replacement goes back to " +
+                       where;
+              }))
+            return false;
+        }
+      } else if (!(none_anywhere && rules.affinity_self_match)) {
         const TopologySlot& first = topology.slot(rules.affinity.front());
         if (!fail(Rule::kPodAffinity, [&] {
               std::string where;

@@ -4,7 +4,9 @@
 // Filter, in the scheduler's order (the first failure ends a fast-path check):
 // 1. InterPodAffinity: every required affinity term's topologyKey is a label of the node, and
 //    its domain holds a pod matching all the terms; or no such pod exists anywhere and the pod
-//    matches its own terms (the first pod of a group). Each required anti-affinity term: no
+//    matches its own terms (the first pod of a group). A running pod that is that first pod is
+//    held to its own domains: while it terminates, the scheduler counts it and puts its
+//    replacement there. Each required anti-affinity term: no
 //    selected pod in the node's domain (a node without the key is not constrained). No existing
 //    pod's required anti-affinity selects the pod in the node's domain.
 // 2. PodTopologySpread, each DoNotSchedule constraint: the node has the key, and
@@ -22,9 +24,10 @@
 
 namespace loadshift::placement {
 
-// True when `pod` (now on `at`, kNoNode if nowhere) may go to `node` by the rules above.
+// True when `pod` (now on `at` as the plan sees it, kNoNode if nowhere; `origin`: the node it runs
+// on in the snapshot, where it lingers while it terminates) may go to `node` by the rules above.
 bool check_inter_pod(const PodTopology& topology, const PodInterRules& rules, PodId pod, NodeId at,
-                     NodeId node, const Ledger& ledger, Reasons* out);
+                     NodeId origin, NodeId node, const Ledger& ledger, Reasons* out);
 
 struct InterPodScore {
   int64_t affinity = 0;             // preferred terms and existing pods' terms (higher wins)

@@ -106,7 +106,10 @@ bool Placer::check_inter_pod_rules(const PodInterRules& rules, PodId pod, NodeId
     }
     return false;
   }
-  return check_inter_pod(topology, rules, pod, pod_location(pod, ledger), node, ledger, out);
+  // A running pod lingers on its node while it terminates (a finished one is no longer counted).
+  const NodeId origin = index_.snapshot().pods[pod].terminated() ? kNoNode : index_.node_of(pod);
+  return check_inter_pod(topology, rules, pod, pod_location(pod, ledger), origin, node, ledger,
+                         out);
 }
 
 NodeId Placer::pod_location(PodId pod, const Ledger& ledger) const {

@@ -127,7 +127,8 @@ TEST_CASE("one replica per node: a replica never counts itself, and two moves in
 TEST_CASE("required pod affinity: keys, matching domains and the first pod of a group",
           "[placement][inter-pod]") {
   Snapshot snapshot;
-  snapshot.nodes = {zoned("n0", "a"), zoned("n1", "a"), zoned("n2", "b"), make_node("bare")};
+  snapshot.nodes = {zoned("n0", "a"), zoned("n1", "a"), zoned("n2", "b"), make_node("bare"),
+                    zoned("n4", "b")};
   Pod cache = app_pod("cache", "cache", "n0");
   Pod web = app_pod("web", "web", "n2");
   web.pod_affinity.required.push_back(term_selecting("cache", "zone"));
@@ -140,7 +141,9 @@ TEST_CASE("required pod affinity: keys, matching domains and the first pod of a 
   by_namespace.namespace_selector = LabelSelector{};
   by_namespace.namespace_selector->match_labels.set("team", "a");
   scoped.pod_affinity.required.push_back(by_namespace);
-  snapshot.pods = {cache, web, lonely, orphan, scoped};
+  Pod unbound = app_pod("unbound", "alone", "");  // the same kind of rule, not running yet
+  unbound.pod_affinity.required.push_back(term_selecting("alone", "zone"));
+  snapshot.pods = {cache, web, lonely, orphan, scoped, unbound};
   ClusterIndex index(snapshot);
   Placer placer(index);
   Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
@@ -148,10 +151,30 @@ TEST_CASE("required pod affinity: keys, matching domains and the first pod of a 
   CHECK(first_rule(placer.fits(1, 3, ledger)) == Rule::kPodAffinity);  // no zone label
   CHECK_THAT(placer.fits(1, 3, ledger).describe(), Catch::Contains("has no label zone"));
   // The first pod of a group: no pod matches anywhere (it does not count itself), and it
-  // matches its own term, so any node with the key will do.
-  CHECK(placer.feasible(2, 0, ledger));
-  CHECK(placer.feasible(2, 1, ledger));
-  CHECK_FALSE(placer.feasible(2, 3, ledger));  // but the key must exist
+  // matches its own term, so any node with the key will do...
+  CHECK(placer.feasible(5, 0, ledger));
+  CHECK(placer.feasible(5, 2, ledger));
+  CHECK_FALSE(placer.feasible(5, 3, ledger));  // but the key must exist
+  // ... unless it runs somewhere: evicted, it lingers there while it terminates, the scheduler
+  // counts it, and its replacement goes back to its zone (b).
+  CHECK(placer.feasible(2, 4, ledger));
+  CHECK_FALSE(placer.feasible(2, 0, ledger));
+  CHECK_FALSE(placer.feasible(2, 3, ledger));
+  CHECK_THAT(placer.fits(2, 1, ledger).describe(),
+             Catch::Contains("the pod is the only one its affinity terms select: while it "
+                             "terminates the scheduler counts it on its node, so its replacement "
+                             "goes back to zone=b"));
+  // Once the plan puts another pod of its kind (the web pod, relabelled here) in zone a, the
+  // ordinary rule applies: zone a only.
+  Snapshot relabelled = snapshot;
+  relabelled.pods[1].meta.labels.set("app", "solo");
+  ClusterIndex index2(relabelled);
+  Placer placer2(index2);
+  Ledger with_peer(relabelled.nodes.size(), &index2.pod_topology());
+  CHECK(placer2.feasible(2, 4, with_peer));  // the web pod is in zone b: its zone is b still
+  with_peer.reserve(1, 2, 0, index2.requests(1));
+  CHECK(placer2.feasible(2, 1, with_peer));
+  CHECK_FALSE(placer2.feasible(2, 4, with_peer));
   // Not its own kind: no exception.
   CHECK(first_rule(placer.fits(3, 0, ledger)) == Rule::kPodAffinity);
   // A namespaceSelector cannot be evaluated: never moved.

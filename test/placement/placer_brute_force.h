@@ -246,9 +246,22 @@ InterPodFindings bf_inter_pod(const Snapshot& s, size_t pod_index, size_t node_i
           group_exists = group_exists || label(loc[q], t.topology_key) != nullptr;
         }
       }
-      if (!group_exists && matches_all(pod)) {
+      // While the evicted pod terminates the scheduler still counts it on the node it ran on
+      // (a live pod; a finished one is not counted): then it is the group's one member.
+      const Node* old_node = nullptr;
+      for (const Node& n : s.nodes) {
+        if (!pod.terminated() && n.meta.name == pod.node_name) old_node = &n;
+      }
+      bool old_counted = false, old_shares_domains = true;
+      for (const PodAffinityTerm& t : affinity) {
+        const std::string* old_value = label(old_node, t.topology_key);
+        const std::string* here = label(&node, t.topology_key);
+        old_counted = old_counted || old_value != nullptr;
+        old_shares_domains = old_shares_domains && old_value && here && *old_value == *here;
+      }
+      if (!group_exists && matches_all(pod) && !old_counted) {
         found.first_pod_passed = true;
-      } else {
+      } else if (!(!group_exists && matches_all(pod) && old_shares_domains)) {
         found.failed.insert(Rule::kPodAffinity);
       }
     }
