@@ -351,8 +351,9 @@ inline bool read_container_statuses(Decoding& d, od::value& value,
   });
 }
 
-// One entry of status.conditions: into pod.conditions, and pod.ready from the Ready one.
-inline bool read_pod_condition(Decoding& d, od::value& value, Pod& pod) {
+// One entry of status.conditions: into `conditions`, and pod.ready from the Ready one.
+inline bool read_pod_condition(Decoding& d, od::value& value, Pod& pod,
+                               PodConditions& conditions) {
   std::string type, status, reason, last_transition;
   bool ok = visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "type") return read_string(d, field, type);
@@ -372,7 +373,7 @@ inline bool read_pod_condition(Decoding& d, od::value& value, Pod& pod) {
     condition.last_transition_seconds =
         std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch()).count();
   }
-  pod.conditions.add(condition);
+  conditions.add(condition);
   if (type == "Ready") pod.ready = status == "True";
   return true;
 }
@@ -397,9 +398,12 @@ inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
       return read_container_statuses(d, field, pod.ephemeral_container_statuses);
     }
     if (key == "conditions") {
-      return visit_array(d, field, [&](od::value& element, size_t) {
-        return read_pod_condition(d, element, pod);
+      PodConditions conditions;
+      bool ok = visit_array(d, field, [&](od::value& element, size_t) {
+        return read_pod_condition(d, element, pod, conditions);
       });
+      pod.conditions = conditions;  // the copy is exactly sized; the appends over-allocate
+      return ok;
     }
     return true;
   });

@@ -3,7 +3,7 @@
 //
 // A pod carries four or five conditions (PodScheduled, Initialized, ContainersReady, Ready,
 // PodReadyToStartContainers). As separate strings they would cost about 400 bytes a pod, over 60
-// MiB at 150,000 pods; packed into one buffer they cost about a third of that. The buffer's
+// MiB at 150,000 pods; packed into one exactly-sized buffer about 110 bytes. The buffer's
 // layout is this file's business: read the conditions with for_each or list.
 #pragma once
 
@@ -29,7 +29,8 @@ class PodConditions {
     friend bool operator==(const Condition&, const Condition&) = default;
   };
 
-  // Appends `condition` after the ones added before.
+  // Appends `condition` after the ones added before. Appending over-allocates as a string does:
+  // a copy of the finished PodConditions holds exactly its bytes.
   void add(const Condition& condition);
 
   // Calls visit(const Condition&) for each condition in the order added, until it returns true.
