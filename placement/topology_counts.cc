@@ -2,8 +2,30 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace loadshift::placement {
+
+namespace {
+
+using Deltas = std::vector<std::pair<DomainId, int64_t>>;
+
+Deltas::const_iterator find_domain(const Deltas& deltas, DomainId domain) {
+  return std::lower_bound(deltas.begin(), deltas.end(), domain,
+                          [](const auto& entry, DomainId d) { return entry.first < d; });
+}
+
+// The smallest count of an untouched, non-empty domain of `slot` (its `ascending` entries skip
+// the touched ones), or nullopt when every non-empty domain was touched.
+std::optional<int64_t> smallest_untouched(const TopologySlot& slot, const Deltas& deltas) {
+  for (const auto& [base, d] : slot.ascending) {
+    auto it = find_domain(deltas, d);
+    if (it == deltas.end() || it->first != d) return base;
+  }
+  return std::nullopt;
+}
+
+}  // namespace
 
 void TopologyCounts::add(uint32_t slot, DomainId domain, int64_t weight) {
   if (entry_of_slot_.size() <= slot) entry_of_slot_.resize(topology_->slot_count(), 0);
@@ -14,13 +36,45 @@ void TopologyCounts::add(uint32_t slot, DomainId domain, int64_t weight) {
   }
   Entry& e = entries_[entry - 1];
   e.total += weight;
-  for (auto& [d, delta] : e.deltas) {
-    if (d == domain) {
-      delta += weight;
-      return;
-    }
+  auto it = e.deltas.begin() + (find_domain(e.deltas, domain) - e.deltas.cbegin());
+  if (it != e.deltas.end() && it->first == domain) {
+    it->second += weight;
+  } else {
+    e.deltas.emplace(it, domain, weight);
   }
-  e.deltas.emplace_back(domain, weight);
+  if (topology_->slot(slot).spread()) e.minimum = compute_minimum(slot, e);
+}
+
+int64_t TopologyCounts::compute_minimum(uint32_t slot, const Entry& entry) const {
+  const TopologySlot& s = topology_->slot(slot);
+  if (s.eligible_domains == 0) return 0;
+  // The touched domains, read one by one.
+  int64_t lowest = std::numeric_limits<int64_t>::max();
+  size_t empty_touched = 0;  // touched domains without pods at first
+  for (const auto& [d, delta] : entry.deltas) {
+    const int64_t base = s.base_count(d);
+    if (base == 0) ++empty_touched;
+    lowest = std::min(lowest, base + delta);
+  }
+  // The others keep their base count: 0 for a counted domain without pods, else the smallest
+  // untouched entry of `ascending`.
+  const size_t empty_domains = s.eligible_domains - s.base.size();
+  if (empty_domains > empty_touched) return std::min<int64_t>(lowest, 0);
+  if (std::optional<int64_t> base = smallest_untouched(s, entry.deltas)) {
+    return std::min(lowest, *base);
+  }
+  return lowest == std::numeric_limits<int64_t>::max() ? 0 : lowest;
+}
+
+int64_t TopologyCounts::minimum(uint32_t slot) const {
+  if (slot < entry_of_slot_.size() && entry_of_slot_[slot] != 0) {
+    return entries_[entry_of_slot_[slot] - 1].minimum;
+  }
+  const TopologySlot& s = topology_->slot(slot);
+  if (s.eligible_domains == 0 || s.eligible_domains > s.base.size() || s.ascending.empty()) {
+    return 0;
+  }
+  return s.ascending.front().first;
 }
 
 void TopologyCounts::move(PodId pod, NodeId from, NodeId to) {
@@ -42,10 +96,10 @@ std::span<const std::pair<DomainId, int64_t>> TopologyCounts::touched(uint32_t s
 }
 
 int64_t TopologyCounts::delta(uint32_t slot, DomainId domain) const {
-  for (const auto& [d, delta] : touched(slot)) {
-    if (d == domain) return delta;
-  }
-  return 0;
+  if (slot >= entry_of_slot_.size() || entry_of_slot_[slot] == 0) return 0;
+  const Deltas& deltas = entries_[entry_of_slot_[slot] - 1].deltas;
+  auto it = find_domain(deltas, domain);
+  return it != deltas.end() && it->first == domain ? it->second : 0;
 }
 
 int64_t TopologyCounts::total_delta(uint32_t slot) const {
@@ -76,36 +130,12 @@ int64_t SlotCounts::total(uint32_t slot) const {
 }
 
 int64_t SlotCounts::minimum(uint32_t slot) const {
-  const TopologySlot& s = topology_.slot(slot);
-  if (s.eligible_domains == 0) return 0;
+  if (topology_.slot(slot).eligible_domains == 0) return 0;
+  // Taking the pod's own weight out of its domain lowers that one count only.
+  int64_t lowest = counts_.minimum(slot);
   auto [weight, own_domain] = own(slot);
-  std::span<const std::pair<DomainId, int64_t>> touched = counts_.touched(slot);
-  auto is_touched = [&](DomainId d) {
-    return d == own_domain ||
-           std::any_of(touched.begin(), touched.end(), [&](const auto& t) { return t.first == d; });
-  };
-  // The domains the plan or the pod changed, read one by one.
-  int64_t lowest = std::numeric_limits<int64_t>::max();
-  size_t zero_domains_touched = 0;
-  auto visit = [&](DomainId d) {
-    int64_t base = s.base_count(d);
-    if (base == 0) ++zero_domains_touched;
-    lowest = std::min(lowest, count(slot, d));
-  };
-  for (const auto& [d, delta] : touched) visit(d);
-  if (own_domain != kNoTopologyDomain &&
-      std::none_of(touched.begin(), touched.end(),
-                   [&](const auto& t) { return t.first == own_domain; })) {
-    visit(own_domain);
-  }
-  // The others keep their base count: 0 for a counted domain without pods, else the smallest
-  // untouched entry of `ascending`.
-  const size_t zero_domains = s.eligible_domains - s.base.size();
-  if (zero_domains > zero_domains_touched) return std::min<int64_t>(lowest, 0);
-  for (const auto& [base, d] : s.ascending) {
-    if (!is_touched(d)) return std::min(lowest, base);
-  }
-  return lowest == std::numeric_limits<int64_t>::max() ? 0 : lowest;
+  if (own_domain != kNoTopologyDomain) lowest = std::min(lowest, count(slot, own_domain));
+  return lowest;
 }
 
 }  // namespace loadshift::placement

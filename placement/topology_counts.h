@@ -24,18 +24,23 @@ class TopologyCounts {
   // `pod` leaves `from` and enters `to` (either may be kNoNode).
   void move(PodId pod, NodeId from, NodeId to);
 
-  // The change of `slot`'s count in `domain`, and of its total.
+  // The change of `slot`'s count in `domain` (O(log touched domains)), and of its total.
   int64_t delta(uint32_t slot, DomainId domain) const;
   int64_t total_delta(uint32_t slot) const;
-  // The domains of `slot` the plan touched, with their changes.
+  // The domains of `slot` the plan touched, with their changes, by domain.
   std::span<const std::pair<DomainId, int64_t>> touched(uint32_t slot) const;
+  // Spread slots: the smallest count over the slot's counted domains as the plan changed them
+  // (0 without domains). Kept up to date by move(), so a read is O(1).
+  int64_t minimum(uint32_t slot) const;
 
  private:
   struct Entry {
-    std::vector<std::pair<DomainId, int64_t>> deltas;
+    std::vector<std::pair<DomainId, int64_t>> deltas;  // sorted by domain
     int64_t total = 0;
+    int64_t minimum = 0;  // spread slots
   };
   void add(uint32_t slot, DomainId domain, int64_t weight);
+  int64_t compute_minimum(uint32_t slot, const Entry& entry) const;
   const PodTopology* topology_ = nullptr;
   std::vector<uint32_t> entry_of_slot_;  // 0: untouched; else index + 1 into entries_
   std::vector<Entry> entries_;
