@@ -194,6 +194,7 @@ void ControllerMetrics::record_cache(const placement::Snapshot& snapshot,
   set("PersistentVolumeClaim", snapshot.persistent_volume_claims.size());
   set("PersistentVolume", snapshot.persistent_volumes.size());
   set("CSINode", snapshot.csi_nodes.size());
+  set("Namespace", snapshot.namespaces.size());
   set("HyperNode", snapshot.hyper_nodes.size());
   set("Job", snapshot.jobs.size());
   set("PodGroup", snapshot.pod_groups.size());

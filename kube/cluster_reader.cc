@@ -33,6 +33,7 @@ const std::vector<Collection>& plan_collections() {
        "PersistentVolumeClaims"},
       {"/api/v1/persistentvolumes", "PersistentVolume", "v1", false, "PersistentVolumes"},
       {"/apis/storage.k8s.io/v1/csinodes", "CSINode", "storage.k8s.io/v1", false, "CSINodes"},
+      {"/api/v1/namespaces", "Namespace", "v1", false, "Namespaces"},
       {"/apis/topology.volcano.sh/v1alpha1/hypernodes", "HyperNode", "topology.volcano.sh/v1alpha1",
        true, "HyperNodes"},
       {"/apis/batch.volcano.sh/v1alpha1/jobs", "Job", "batch.volcano.sh/v1alpha1", true,
@@ -54,6 +55,7 @@ void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from) {
   move_all(into.persistent_volume_claims, from.persistent_volume_claims);
   move_all(into.persistent_volumes, from.persistent_volumes);
   move_all(into.csi_nodes, from.csi_nodes);
+  move_all(into.namespaces, from.namespaces);
 }
 
 ListResult list_collection(ApiClient& client, const Collection& collection,

@@ -25,7 +25,7 @@ struct Collection {
 };
 
 // Nodes, Pods, PodDisruptionBudgets, PriorityClasses, PersistentVolumeClaims,
-// PersistentVolumes, CSINodes, and the Volcano CRDs HyperNodes, Jobs and PodGroups.
+// PersistentVolumes, CSINodes, Namespaces, and the Volcano CRDs HyperNodes, Jobs and PodGroups.
 const std::vector<Collection>& plan_collections();
 
 // Sees the raw pages as they arrive, e.g. to save them (loadshift snapshot).

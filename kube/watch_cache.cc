@@ -46,6 +46,7 @@ void for_each_object(Snapshot&& from, const std::function<void(std::string, Snap
   each(&Snapshot::persistent_volume_claims);
   each(&Snapshot::persistent_volumes);
   each(&Snapshot::csi_nodes);
+  each(&Snapshot::namespaces);
 }
 
 template <typename T>
@@ -64,6 +65,7 @@ void append_copy(Snapshot& into, const Snapshot& from) {
   copy_all(into.persistent_volume_claims, from.persistent_volume_claims);
   copy_all(into.persistent_volumes, from.persistent_volumes);
   copy_all(into.csi_nodes, from.csi_nodes);
+  copy_all(into.namespaces, from.namespaces);
 }
 
 std::string string_at(const nlohmann::json& object, const char* a, const char* b) {

@@ -130,7 +130,8 @@ struct PodAffinityTerm {
   // labelSelector; an empty optional (null) selects no pod, an empty selector every pod.
   std::optional<LabelSelector> label_selector;
   std::vector<std::string> namespaces;
-  // namespaceSelector; null: `namespaces`, or the pod's own namespace when that is empty too.
+  // namespaceSelector (by the Namespaces' labels, added to `namespaces`); null: `namespaces`, or
+  // the pod's own namespace when that is empty too.
   std::optional<LabelSelector> namespace_selector;
   std::string topology_key;
 };
@@ -384,6 +385,11 @@ struct CsiNode {
   std::vector<CsiNodeDriver> drivers;
 };
 
+// v1 Namespace: its labels, which a pod affinity term's namespaceSelector selects by.
+struct Namespace {
+  ObjectMeta meta;
+};
+
 // Everything planning reads, as decoded. Indexes live in ClusterIndex. Pods, by far the most
 // objects, are an ObjectList: a copy of a Snapshot shares them (the watch cache hands one out per
 // cycle without copying 150,000 pods).
@@ -398,6 +404,9 @@ struct Snapshot {
   std::vector<PersistentVolumeClaim> persistent_volume_claims;
   std::vector<PersistentVolume> persistent_volumes;
   std::vector<CsiNode> csi_nodes;
+  // Empty when the snapshot has none (files without `kubectl get namespaces`): a namespaceSelector
+  // cannot be evaluated then.
+  std::vector<Namespace> namespaces;
 };
 
 }  // namespace loadshift::placement

@@ -45,7 +45,8 @@ enum class Kind : uint8_t {
   kPodGroup,
   kPersistentVolumeClaim,
   kPersistentVolume,
-  kCsiNode
+  kCsiNode,
+  kNamespace
 };
 
 struct KindRule {
@@ -56,7 +57,7 @@ struct KindRule {
   Kind id;
 };
 
-constexpr std::array<KindRule, 10> kKindRules{{
+constexpr std::array<KindRule, 11> kKindRules{{
     {"Node", "", false, false, Kind::kNode},
     {"Pod", "", false, true, Kind::kPod},
     {"PriorityClass", "scheduling.k8s.io", false, false, Kind::kPriorityClass},
@@ -68,6 +69,7 @@ constexpr std::array<KindRule, 10> kKindRules{{
     {"PersistentVolumeClaim", "", false, true, Kind::kPersistentVolumeClaim},
     {"PersistentVolume", "", false, false, Kind::kPersistentVolume},
     {"CSINode", "storage.k8s.io", false, false, Kind::kCsiNode},
+    {"Namespace", "", false, false, Kind::kNamespace},
 }};
 
 std::string_view api_group(std::string_view api_version) {
@@ -139,6 +141,9 @@ class Target {
       case Kind::kCsiNode:
         meta_ = &snapshot.csi_nodes.emplace_back().meta;
         break;
+      case Kind::kNamespace:
+        meta_ = &snapshot.namespaces.emplace_back().meta;
+        break;
     }
   }
 
@@ -168,6 +173,8 @@ class Target {
         return read_pv_field(d, key, value, snapshot_.persistent_volumes.back());
       case Kind::kCsiNode:
         return read_csi_node_field(d, key, value, snapshot_.csi_nodes.back());
+      case Kind::kNamespace:
+        return true;  // its labels (metadata) are all loadshift reads
     }
     return true;
   }
@@ -234,6 +241,9 @@ class Target {
         break;
       case Kind::kCsiNode:
         snapshot_.csi_nodes.pop_back();
+        break;
+      case Kind::kNamespace:
+        snapshot_.namespaces.pop_back();
         break;
     }
   }

@@ -15,22 +15,33 @@ bool empty_selector(const LabelSelector& selector) {
   return selector.match_labels.empty() && selector.match_expressions.empty();
 }
 
-// A namespaceSelector other than null and {}: it needs Namespace labels the snapshot lacks.
-bool namespace_selector_unknown(const PodAffinityTerm& term) {
-  return term.namespace_selector && !empty_selector(*term.namespace_selector);
+// A namespaceSelector other than null and {} when the snapshot has no Namespaces to select from.
+bool namespace_selector_unknown(const PodAffinityTerm& term, const Snapshot& snapshot) {
+  return term.namespace_selector && !empty_selector(*term.namespace_selector) &&
+         snapshot.namespaces.empty();
 }
 
-// The pods `term` of `owner` selects. A namespaceSelector that cannot be evaluated is taken to
-// select every namespace.
-PodFilter term_filter(const PodAffinityTerm& term, const Pod& owner) {
+// The pods `term` of `owner` selects, in the scheduler's namespaces: `namespaces` and those the
+// namespaceSelector selects by the Namespaces' labels; the owner's own when the term has neither;
+// every namespace with a namespaceSelector {}. One that cannot be evaluated (no Namespaces in
+// the snapshot) is taken to select every namespace.
+PodFilter term_filter(const PodAffinityTerm& term, const Pod& owner, const Snapshot& snapshot) {
   PodFilter filter;
   filter.selector = term.label_selector;
-  if (term.namespace_selector) {
-    filter.all_namespaces = true;  // {} selects every namespace; others: assumed to
-    return filter;
-  }
   filter.namespaces = term.namespaces;
-  if (filter.namespaces.empty()) filter.namespaces.push_back(owner.meta.namespace_);
+  if (term.namespace_selector) {
+    if (empty_selector(*term.namespace_selector) || snapshot.namespaces.empty()) {
+      filter.namespaces.clear();
+      filter.all_namespaces = true;
+      return filter;
+    }
+    for (const Namespace& ns : snapshot.namespaces) {
+      if (matches(*term.namespace_selector, ns.meta.labels))
+        filter.namespaces.push_back(ns.meta.name);
+    }
+  } else if (filter.namespaces.empty()) {
+    filter.namespaces.push_back(owner.meta.namespace_);
+  }
   std::sort(filter.namespaces.begin(), filter.namespaces.end());
   filter.namespaces.erase(std::unique(filter.namespaces.begin(), filter.namespaces.end()),
                           filter.namespaces.end());
@@ -206,7 +217,7 @@ class PodTopologyBuilder {
     auto key_of = [&](const std::string& name) { return out_.domains_.intern(name); };
     // Its own required terms.
     for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-      PodFilter filter = term_filter(term, pod);
+      PodFilter filter = term_filter(term, pod, snapshot_);
       std::string what = "pod(s) matching " + filter.describe();
       rules_for(id).anti.push_back(
           slot(Kind::kMatch, {filter}, key_of(term.topology_key), kEveryNode, what));
@@ -215,14 +226,14 @@ class PodTopologyBuilder {
       std::vector<PodFilter> filters;
       bool evaluable = true;
       for (const PodAffinityTerm& term : pod.pod_affinity.required) {
-        evaluable = evaluable && !namespace_selector_unknown(term);
-        filters.push_back(term_filter(term, pod));
+        evaluable = evaluable && !namespace_selector_unknown(term, snapshot_);
+        filters.push_back(term_filter(term, pod, snapshot_));
       }
       PodInterRules& rules = rules_for(id);
       if (!evaluable) {
         rules.unmovable =
-            "a required pod affinity term has a namespaceSelector, which needs Namespace "
-            "labels loadshift does not read; not moved";
+            "a required pod affinity term has a namespaceSelector, and the snapshot has no "
+            "Namespaces to select from; not moved";
       } else {
         std::string what = "pod(s) matching all of the pod's affinity terms (";
         for (size_t i = 0; i < filters.size(); ++i) {
@@ -240,8 +251,8 @@ class PodTopologyBuilder {
     // Its own preferred terms (score).
     auto preferred = [&](const std::vector<WeightedPodAffinityTerm>& terms, int64_t sign) {
       for (const WeightedPodAffinityTerm& w : terms) {
-        if (namespace_selector_unknown(w.term) || w.weight == 0) continue;
-        PodFilter filter = term_filter(w.term, pod);
+        if (namespace_selector_unknown(w.term, snapshot_) || w.weight == 0) continue;
+        PodFilter filter = term_filter(w.term, pod, snapshot_);
         uint32_t s = slot(Kind::kMatch, {filter}, key_of(w.term.topology_key), kEveryNode,
                           "pod(s) matching " + filter.describe());
         rules_for(id).scored.push_back(ScoredSlot{s, sign * w.weight});
@@ -256,15 +267,15 @@ class PodTopologyBuilder {
       return;
     }
     for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
-      PodFilter filter = term_filter(term, pod);
+      PodFilter filter = term_filter(term, pod, snapshot_);
       uint32_t s = slot(Kind::kOwnerAnti, {filter}, key_of(term.topology_key), kEveryNode,
                         "pod(s) with required anti-affinity against " + filter.describe() +
                             " (this pod matches)");
       contributions_.emplace_back(id, s, 1);
     }
     auto owner_score = [&](const PodAffinityTerm& term, int64_t weight) {
-      if (namespace_selector_unknown(term) || weight == 0) return;
-      PodFilter filter = term_filter(term, pod);
+      if (namespace_selector_unknown(term, snapshot_) || weight == 0) return;
+      PodFilter filter = term_filter(term, pod, snapshot_);
       uint32_t s = slot(Kind::kOwnerScore, {filter}, key_of(term.topology_key), kEveryNode,
                         "existing pods' affinity terms to " + filter.describe());
       contributions_.emplace_back(id, s, weight);

@@ -12,11 +12,12 @@
 // (its contributions), which the Ledger follows when the plan moves it (topology_counts.h).
 //
 // Which pods count, as the scheduler: every live (not Succeeded or Failed) pod bound to a known
-// node; for spread also not terminating, and only on counted nodes. Terms whose namespaceSelector
-// is neither null nor {} cannot be evaluated without Namespace objects: a required anti-affinity
-// term, the pod's own or an existing pod's, is taken to select every namespace (the node is
-// refused rather than the rule broken); a required affinity term makes the pod unmovable;
-// preferred terms are left out of the score.
+// node; for spread also not terminating, and only on counted nodes. A term's namespaceSelector
+// selects by the labels of the snapshot's Namespaces. Without Namespaces (snapshot files without
+// them) one that is neither null nor {} cannot be evaluated: a required anti-affinity term, the
+// pod's own or an existing pod's, is taken to select every namespace (the node is refused rather
+// than the rule broken); a required affinity term makes the pod unmovable; preferred terms are
+// left out of the score.
 #pragma once
 
 #include <cstdint>

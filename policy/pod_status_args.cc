@@ -86,8 +86,8 @@ std::vector<PodConditionFilter> read_condition_filters(FieldReader& args) {
     filter.type = entry.string("type").value_or("");
     filter.status = entry.string("status").value_or("");
     filter.reason = entry.string("reason").value_or("");
-    filter.min_time_since_last_transition_seconds = entry.integer(
-        "minTimeSinceLastTransitionSeconds", 0, std::numeric_limits<uint32_t>::max());
+    filter.min_time_since_last_transition_seconds =
+        entry.integer("minTimeSinceLastTransitionSeconds", 0, std::numeric_limits<uint32_t>::max());
     if (filter.type.empty() && filter.status.empty() && filter.reason.empty() &&
         !filter.min_time_since_last_transition_seconds) {
       entry.error(
@@ -171,8 +171,7 @@ PluginArgs read_pod_lifetime_args(FieldReader& args) {
   out.states = read_states(args, pod_lifetime_states());
   out.conditions = read_condition_filters(args);
   out.including_init_containers = args.boolean("includingInitContainers").value_or(false);
-  out.including_ephemeral_containers =
-      args.boolean("includingEphemeralContainers").value_or(false);
+  out.including_ephemeral_containers = args.boolean("includingEphemeralContainers").value_or(false);
   out.exit_codes = read_exit_codes(args);
   out.owner_kinds = read_owner_kinds(args);
   out.namespaces = read_namespaces(args);

@@ -107,8 +107,10 @@ struct EvictionFilter::Cache {
   std::unordered_map<std::string, std::vector<const placement::PodDisruptionBudget*>> pdbs;
   // Pods per single owner (owner uid, else "ns/Kind/name"; only with minReplicas > 1).
   std::unordered_map<std::string, uint32_t> pods_per_owner;
+  // The labels of the snapshot's Namespaces, by name (with a namespaceLabelSelector).
+  std::unordered_map<std::string_view, const placement::StringMap*> namespace_labels;
   // namespaceLabelSelector names keys other than kubernetes.io/metadata.name, which a snapshot
-  // (it holds no Namespace objects) cannot tell.
+  // without Namespace objects cannot tell.
   bool namespace_labels_unknown = false;
 };
 
@@ -166,6 +168,9 @@ EvictionFilter::EvictionFilter(const placement::ClusterIndex& index,
     }
   }
   if (args.namespace_label_selector) {
+    for (const placement::Namespace& ns : snapshot.namespaces) {
+      cache->namespace_labels.emplace(ns.meta.name, &ns.meta.labels);
+    }
     for (const auto& [key, value] : args.namespace_label_selector->match_labels.items()) {
       if (key != kNamespaceNameLabel) cache->namespace_labels_unknown = true;
     }
@@ -314,8 +319,19 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
     }
   }
 
-  // 14. namespaceLabelSelector, against the one label every namespace has.
-  if (args_.namespace_label_selector) {
+  // 14. namespaceLabelSelector, against the Namespace's labels; without Namespaces in the
+  // snapshot, against the one label every namespace has.
+  if (args_.namespace_label_selector && !index_.snapshot().namespaces.empty()) {
+    auto ns = cache_->namespace_labels.find(pod.meta.namespace_);
+    if (ns == cache_->namespace_labels.end()) {
+      return "namespace labels unknown: namespace " + pod.meta.namespace_ +
+             " is not among the snapshot's Namespaces";
+    }
+    if (!placement::matches(*args_.namespace_label_selector, *ns->second)) {
+      return "namespace not selected: namespace " + pod.meta.namespace_ +
+             " does not match namespaceLabelSelector";
+    }
+  } else if (args_.namespace_label_selector) {
     if (cache_->namespace_labels_unknown) {
       return "namespace labels unknown: namespaceLabelSelector needs labels of namespace " +
              pod.meta.namespace_ + " other than " + std::string(kNamespaceNameLabel) +

@@ -105,7 +105,8 @@ std::string matching_state(const Pod& pod, const std::vector<std::string>& state
 // v0.36: the filters are ORed; in a filter, every field given must equal the condition's, and
 // with minTimeSinceLastTransitionSeconds the condition needs a lastTransitionTime at least that
 // long ago, one in the future never matching).
-std::string matching_condition(const Pod& pod, const std::vector<policy::PodConditionFilter>& filters,
+std::string matching_condition(const Pod& pod,
+                               const std::vector<policy::PodConditionFilter>& filters,
                                std::chrono::system_clock::time_point now) {
   const int64_t now_seconds =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();

@@ -26,6 +26,7 @@ inline const char* collection_of_kind(const std::string& kind) {
       {"PersistentVolumeClaim", "/api/v1/persistentvolumeclaims"},
       {"PersistentVolume", "/api/v1/persistentvolumes"},
       {"CSINode", "/apis/storage.k8s.io/v1/csinodes"},
+      {"Namespace", "/api/v1/namespaces"},
   };
   auto it = paths.find(kind);
   return it == paths.end() ? nullptr : it->second;

@@ -365,11 +365,23 @@ TEST_CASE("a Pod's conditions and ephemeral container statuses are decoded", "[d
 
   DecodeSummary bad = decode_json(R"({"kind": "Pod", "apiVersion": "v1", "metadata": {"name": "x"},
     "status": {"conditions": [{"type": "Ready", "lastTransitionTime": "yesterday"}]}})",
-                                 &snapshot);
+                                  &snapshot);
   REQUIRE(bad.errors.size() == 1);
   CHECK(bad.errors[0].to_string() ==
         "Pod default/x: status.conditions[0].lastTransitionTime: expected an RFC 3339 time, found "
         "\"yesterday\"");
+}
+
+TEST_CASE("a Namespace's labels are decoded", "[decode]") {
+  Snapshot snapshot = decode_clean(R"({"kind": "NamespaceList", "apiVersion": "v1", "items": [
+    {"metadata": {"name": "team-a", "labels": {"team": "a",
+      "kubernetes.io/metadata.name": "team-a"}}, "spec": {"finalizers": ["kubernetes"]},
+     "status": {"phase": "Active"}}]})");
+  REQUIRE(snapshot.namespaces.size() == 1);
+  CHECK(snapshot.namespaces[0].meta.name == "team-a");
+  CHECK(snapshot.namespaces[0].meta.namespace_.empty());  // cluster-scoped
+  REQUIRE(snapshot.namespaces[0].meta.labels.find("team") != nullptr);
+  CHECK(*snapshot.namespaces[0].meta.labels.find("team") == "a");
 }
 
 TEST_CASE("PodConditions keeps every condition in order, any length", "[decode]") {

@@ -184,6 +184,59 @@ TEST_CASE("required pod affinity: keys, matching domains and the first pod of a 
   CHECK_FALSE(placer.feasible(1, 1, ledger));
 }
 
+TEST_CASE("a namespaceSelector selects by the Namespaces' labels", "[placement][inter-pod]") {
+  Snapshot snapshot;
+  snapshot.nodes = {zoned("n0", "a"), zoned("n1", "b"), zoned("n2", "c")};
+  Pod cache_a = app_pod("cache-a", "cache", "n0");
+  cache_a.meta.namespace_ = "team-a";
+  Pod cache_b = app_pod("cache-b", "cache", "n1");
+  cache_b.meta.namespace_ = "team-b";
+  PodAffinityTerm by_team = term_selecting("cache", "zone");
+  by_team.namespace_selector = LabelSelector{};
+  by_team.namespace_selector->match_labels.set("team", "a");
+  Pod web = app_pod("web", "web", "n2");  // needs a team-a cache in its zone
+  web.pod_affinity.required.push_back(by_team);
+  Pod batch = app_pod("batch", "batch", "n2");  // keeps out of zones with a team-a cache
+  batch.pod_anti_affinity.required.push_back(by_team);
+  Pod listed = batch;  // the same, plus the namespace team-b by name
+  listed.meta.name = "listed";
+  listed.pod_anti_affinity.required[0].namespaces = {"team-b"};
+  snapshot.pods = {cache_a, cache_b, web, batch, listed};
+  const PodId kWeb = 2, kBatch = 3, kListed = 4;
+  const NodeId kZoneA = 0, kZoneB = 1;
+  auto with_namespaces = [](Snapshot s) {
+    for (const auto& [name, team] : {std::pair{"team-a", "a"}, {"team-b", "b"}}) {
+      Namespace ns;
+      ns.meta.name = name;
+      ns.meta.labels.set("team", team);
+      s.namespaces.push_back(ns);
+    }
+    return s;
+  };
+  {
+    Snapshot known = with_namespaces(snapshot);
+    ClusterIndex index(known);
+    Placer placer(index);
+    Ledger ledger(known.nodes.size(), &index.pod_topology());
+    CHECK(placer.feasible(kWeb, kZoneA, ledger));
+    CHECK_FALSE(placer.feasible(kWeb, kZoneB, ledger));  // team-b's cache does not count
+    CHECK_FALSE(placer.feasible(kBatch, kZoneA, ledger));
+    CHECK(placer.feasible(kBatch, kZoneB, ledger));
+    CHECK_FALSE(placer.feasible(kListed, kZoneB, ledger));  // listed namespaces count too
+  }
+  {
+    // Without Namespaces the selector cannot be evaluated: affinity never moves the pod,
+    // anti-affinity takes every namespace (refuses rather than breaks the rule).
+    ClusterIndex index(snapshot);
+    Placer placer(index);
+    Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
+    CHECK(first_rule(placer.fits(kWeb, kZoneA, ledger)) == Rule::kInterPodAffinity);
+    CHECK_THAT(placer.fits(kWeb, kZoneA, ledger).describe(),
+               Catch::Contains("the snapshot has no Namespaces to select from"));
+    CHECK_FALSE(placer.feasible(kBatch, kZoneB, ledger));
+  }
+}
+
 TEST_CASE("topology spread filter: the scheduler's worked cases", "[placement][inter-pod]") {
   SECTION("zones with 1, 1, 0 matching pods, maxSkew 1: only zone c") {
     Snapshot snapshot;

@@ -158,13 +158,23 @@ bool bf_empty_selector(const LabelSelector& s) {
 }
 
 // Whether `term` of `owner` selects `target` (framework.AffinityTerm.Matches). Namespaces: the
-// listed ones, or the owner's when there are none and no namespaceSelector; a namespaceSelector
-// {} selects every namespace, and any other is taken to (the snapshot has no Namespace labels).
-bool bf_term_selects(const PodAffinityTerm& term, const Pod& owner, const Pod& target) {
+// listed ones, or the owner's when there are none and no namespaceSelector; or one whose
+// Namespace's labels the namespaceSelector selects: {} selects every namespace, and so is any
+// other taken to when the snapshot has no Namespaces.
+bool bf_term_selects(const PodAffinityTerm& term, const Pod& owner, const Pod& target,
+                     const std::vector<Namespace>& namespaces) {
   if (!term.label_selector || !bf_selects(*term.label_selector, target.meta.labels)) return false;
-  if (term.namespace_selector) return true;
-  if (term.namespaces.empty()) return target.meta.namespace_ == owner.meta.namespace_;
-  return std::count(term.namespaces.begin(), term.namespaces.end(), target.meta.namespace_) > 0;
+  const std::string& ns = target.meta.namespace_;
+  const bool listed = std::count(term.namespaces.begin(), term.namespaces.end(), ns) > 0;
+  if (term.namespace_selector) {
+    if (listed || bf_empty_selector(*term.namespace_selector) || namespaces.empty()) return true;
+    for (const Namespace& n : namespaces) {
+      if (n.meta.name == ns && bf_selects(*term.namespace_selector, n.meta.labels)) return true;
+    }
+    return false;
+  }
+  if (term.namespaces.empty()) return ns == owner.meta.namespace_;
+  return listed;
 }
 
 // What the brute force found for the inter-pod rules of one (pod, node) pair.
@@ -207,7 +217,7 @@ InterPodFindings bf_inter_pod(const Snapshot& s, size_t pod_index, size_t node_i
   // ---- InterPodAffinity: the pod's required affinity.
   const auto& affinity = pod.pod_affinity.required;
   for (const PodAffinityTerm& t : affinity) {
-    if (t.namespace_selector && !bf_empty_selector(*t.namespace_selector)) {
+    if (t.namespace_selector && !bf_empty_selector(*t.namespace_selector) && s.namespaces.empty()) {
       found.failed.insert(Rule::kInterPodAffinity);  // cannot be evaluated: the pod is unmovable
       return found;
     }
@@ -216,7 +226,7 @@ InterPodFindings bf_inter_pod(const Snapshot& s, size_t pod_index, size_t node_i
     found.applied.insert(Rule::kPodAffinity);
     auto matches_all = [&](const Pod& q) {
       for (const PodAffinityTerm& t : affinity) {
-        if (!bf_term_selects(t, pod, q)) return false;
+        if (!bf_term_selects(t, pod, q, s.namespaces)) return false;
       }
       return true;
     };
@@ -273,7 +283,7 @@ InterPodFindings bf_inter_pod(const Snapshot& s, size_t pod_index, size_t node_i
     found.applied.insert(Rule::kPodAntiAffinity);
     for (size_t q = 0; q < s.pods.size(); ++q) {
       const std::string* there = counted(q) ? label(loc[q], t.topology_key) : nullptr;
-      if (there && *there == *here && bf_term_selects(t, pod, s.pods[q])) {
+      if (there && *there == *here && bf_term_selects(t, pod, s.pods[q], s.namespaces)) {
         found.failed.insert(Rule::kPodAntiAffinity);
       }
     }
@@ -284,7 +294,7 @@ InterPodFindings bf_inter_pod(const Snapshot& s, size_t pod_index, size_t node_i
     for (const PodAffinityTerm& t : s.pods[e].pod_anti_affinity.required) {
       const std::string* there = label(loc[e], t.topology_key);
       const std::string* here = label(&node, t.topology_key);
-      if (!there || !here || !bf_term_selects(t, s.pods[e], pod)) continue;
+      if (!there || !here || !bf_term_selects(t, s.pods[e], pod, s.namespaces)) continue;
       found.applied.insert(Rule::kExistingPodsAntiAffinity);
       if (*there == *here) found.failed.insert(Rule::kExistingPodsAntiAffinity);
     }

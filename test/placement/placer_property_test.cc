@@ -104,8 +104,9 @@ std::optional<LabelSelector> random_pod_selector(Random& r, const std::string* o
 }
 
 // A PodAffinityTerm: keys zone (every node), kubernetes.io/hostname (every node) and disk (some
-// nodes); sometimes listed namespaces, sometimes namespaceSelector {} (every namespace), rarely a
-// namespaceSelector that needs Namespace labels (not in the snapshot).
+// nodes); sometimes listed namespaces, sometimes namespaceSelector {} (every namespace), now and
+// then one that selects by the Namespaces' labels (the snapshot has Namespaces on half the
+// seeds; without them the selector cannot be evaluated).
 PodAffinityTerm random_pod_term(Random& r, const Pod& owner) {
   PodAffinityTerm term;
   term.label_selector = random_pod_selector(r, owner.meta.labels.find("app"));
@@ -116,7 +117,7 @@ PodAffinityTerm random_pod_term(Random& r, const Pod& owner) {
   }
   if (r.chance(0.1)) {
     term.namespace_selector = LabelSelector{};
-  } else if (r.chance(0.03)) {
+  } else if (r.chance(0.08)) {
     term.namespace_selector = LabelSelector{};
     term.namespace_selector->match_labels.set("team", "a");
   }
@@ -309,6 +310,15 @@ TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[plac
     int node_count = r.between(3, 12);
     for (int i = 0; i < node_count; ++i) snapshot.nodes.push_back(random_node(r, i));
     add_storage(r, snapshot);
+    if (r.chance(0.5)) {
+      // Namespaces with labels: "default" in team a, "other" in team a or b.
+      for (const std::string& name : kNamespaces) {
+        Namespace ns;
+        ns.meta.name = name;
+        ns.meta.labels.set("team", name == "default" || r.chance(0.5) ? "a" : "b");
+        snapshot.namespaces.push_back(ns);
+      }
+    }
     int pod_count = r.between(5, 40);
     for (int i = 0; i < pod_count; ++i) {
       Pod pod = random_pod(r, i, node_count);

@@ -118,8 +118,9 @@ conditions:
   CHECK(any_contains(bad.errors,
                      "conditions[2].minTimeSinceLastTransitionSeconds: expected an integer in "
                      "0..4294967295"));
-  CHECK(any_contains(bad.errors, "conditions[2].reson: unknown field \"reson\" (did you mean "
-                                 "\"reason\"?)"));
+  CHECK(any_contains(bad.errors,
+                     "conditions[2].reson: unknown field \"reson\" (did you mean "
+                     "\"reason\"?)"));
   CHECK(any_contains(bad.errors, "conditions[4]: expected a mapping"));
   CHECK_THAT(bad.warnings,
              Equals(Strings{at(7, 11, "conditions[3].status",

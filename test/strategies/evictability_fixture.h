@@ -17,8 +17,10 @@ using strategies::WorkloadSwitches;
 // of its pods is bound to a volume of its own, as in a cluster (a claim the snapshot lacks
 // would make the pod unmovable).
 struct OnePod : PlanFixture {
-  explicit OnePod(Pod pod, std::vector<Pod> others = {}) {
+  explicit OnePod(Pod pod, std::vector<Pod> others = {},
+                  std::vector<placement::Namespace> namespaces = {}) {
     snapshot.nodes = {make_node("n1"), make_node("n2")};
+    snapshot.namespaces = std::move(namespaces);
     snapshot.pods.push_back(std::move(pod));
     for (Pod& other : others) snapshot.pods.push_back(std::move(other));
     for (const Pod& p : snapshot.pods) {

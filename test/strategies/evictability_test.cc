@@ -263,7 +263,7 @@ TEST_CASE("labelSelector, minReplicas and minPodAge", "[evictability]") {
         "unreadable start time: status.startTime \"yesterday\" is not an RFC 3339 time");
 }
 
-TEST_CASE("namespaceLabelSelector uses the name label every namespace has, never guesses",
+TEST_CASE("namespaceLabelSelector: the Namespaces' labels, else the name label, never a guess",
           "[evictability]") {
   policy::DefaultEvictorArgs args = default_evictor();
   args.namespace_label_selector = LabelSelector{
@@ -276,6 +276,19 @@ TEST_CASE("namespaceLabelSelector uses the name label every namespace has, never
   CHECK(OnePod(plain()).reason(args) ==
         "namespace labels unknown: namespaceLabelSelector needs labels of namespace apps other "
         "than kubernetes.io/metadata.name, and the snapshot holds no Namespace objects");
+
+  // With the cluster's Namespaces (the controller reads them), their labels decide.
+  placement::Namespace apps, batch;
+  apps.meta.name = "apps";
+  apps.meta.labels = labels({{"team", "a"}});
+  batch.meta.name = "batch";
+  batch.meta.labels = labels({{"team", "b"}});
+  CHECK(OnePod(plain(), {}, {apps, batch}).reason(args) == "");
+  Pod in_batch = owned_pod("p", "n1", 500, "web", "batch");
+  CHECK(OnePod(in_batch, {}, {apps, batch}).reason(args) ==
+        "namespace not selected: namespace batch does not match namespaceLabelSelector");
+  CHECK(OnePod(in_batch, {}, {apps}).reason(args) ==
+        "namespace labels unknown: namespace batch is not among the snapshot's Namespaces");
 }
 
 TEST_CASE("pods the placement core will not move", "[evictability]") {

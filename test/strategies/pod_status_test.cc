@@ -207,9 +207,9 @@ TEST_CASE("PodLifeTime: a pod without a readable creation time is never old enou
 // A condition that changed `ago` before kNow.
 placement::PodConditions::Condition changed(std::string_view type, std::string_view status,
                                             std::string_view reason, std::chrono::seconds ago) {
-  return {type, status, reason,
-          std::chrono::duration_cast<std::chrono::seconds>((kNow - ago).time_since_epoch())
-              .count()};
+  return {
+      type, status, reason,
+      std::chrono::duration_cast<std::chrono::seconds>((kNow - ago).time_since_epoch()).count()};
 }
 
 TEST_CASE("PodLifeTime: conditions with minTimeSinceLastTransitionSeconds (README, v0.36)",
@@ -259,8 +259,7 @@ TEST_CASE("PodLifeTime: conditions with minTimeSinceLastTransitionSeconds (READM
   // Filters are ORed; in one filter every field given must match.
   args.states.clear();
   args.owner_kinds = {};
-  args.conditions = {{"Ready", "True", "PodCompleted", std::nullopt},
-                     {"Ready", "", "", 4 * 3600}};
+  args.conditions = {{"Ready", "True", "PodCompleted", std::nullopt}, {"Ready", "", "", 4 * 3600}};
   DescheduleOutcome by_ready = lifetime(setup, args);
   CHECK(by_ready.moves.size() == 6);  // every completed pod: Ready changed 5 h ago
   CHECK(by_ready.reasons.count("running") == 0);
@@ -288,7 +287,8 @@ TEST_CASE("PodLifeTime: ephemeral containers' states count with includingEphemer
   args.including_ephemeral_containers = true;
   DescheduleOutcome out = lifetime(setup, args);
   CHECK(out.moves == Moves{"debugged->te2"});
-  CHECK_THAT(out.reasons["debugged"], Contains("an ephemeral container waiting with ImagePullBackOff"));
+  CHECK_THAT(out.reasons["debugged"],
+             Contains("an ephemeral container waiting with ImagePullBackOff"));
   args.including_init_containers = true;
   CHECK(lifetime(setup, args).moves.size() == 2);
   // Exit codes never read ephemeral containers (as upstream).
