@@ -2,6 +2,8 @@
 // missing CRDs, an expired continue token mid-list, a page that breaks off, RBAC refusals.
 #include <catch2/catch.hpp>
 
+#include <map>
+
 #include "controller/snapshot_files.h"
 #include "kube/cluster_reader.h"
 #include "test/kube/fake_access.h"
@@ -80,6 +82,27 @@ TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][r
   }
   CHECK(pod_pages == 7);
   CHECK(with_continue == 6);
+}
+
+TEST_CASE("cluster read: Namespaces with their labels (for namespace selectors)",
+          "[kube][read]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  server.set_objects("/api/v1/namespaces",
+                     {nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": "load-test", "labels": {"team": "perf"}}})"),
+                      nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": "default"}})")});
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
+  ClusterRead read = read_cluster(client, ReadOptions{});
+  CHECK(read.errors.empty());
+  REQUIRE(read.snapshot.namespaces.size() == 2);
+  std::map<std::string, std::string> teams;
+  for (const auto& ns : read.snapshot.namespaces) {
+    const std::string* team = ns.meta.labels.find("team");
+    teams[ns.meta.name] = team != nullptr ? *team : "-";
+  }
+  CHECK(teams == std::map<std::string, std::string>{{"default", "-"}, {"load-test", "perf"}});
 }
 
 TEST_CASE("cluster read: CRDs that are not installed are noted, not errors", "[kube][read]") {

@@ -319,6 +319,51 @@ TEST_CASE("topology spread filter: the scheduler's worked cases", "[placement][i
     Ledger ledger(ignoring.nodes.size(), &index.pod_topology());
     CHECK_FALSE(placer.feasible(4, 1, ledger));  // b: 1 + 1 - 0 = 2
   }
+  SECTION("nodeTaintsPolicy Honor leaves out the domains of untolerated tainted nodes") {
+    Snapshot snapshot;
+    snapshot.nodes = {zoned("a", "a"), zoned("b", "b"), zoned("c", "c")};
+    snapshot.nodes[2].taints.push_back({"dedicated", "x", TaintEffect::kNoSchedule});
+    Pod mover = app_pod("mover", "web", "a");
+    mover.topology_spread.push_back(spread("zone", "web", 1));
+    snapshot.pods = {app_pod("w1", "web", "a"), app_pod("w2", "web", "b"), mover};
+    Snapshot honoring = snapshot;
+    honoring.pods[2].topology_spread[0].node_taints_policy = InclusionPolicy::kHonor;
+    {
+      ClusterIndex index(snapshot);  // Ignore (the default): zone c counts with 0 pods
+      Placer placer(index);
+      Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
+      CHECK_FALSE(placer.feasible(2, 1, ledger));  // b: 1 + 1 - 0 = 2
+    }
+    ClusterIndex index(honoring);  // Honor: zones a and b; min 1
+    Placer placer(index);
+    Ledger ledger(honoring.nodes.size(), &index.pod_topology());
+    CHECK(placer.feasible(2, 1, ledger));  // b: 1 + 1 - 1 = 1
+  }
+  SECTION("matchLabelKeys: only pods with the pod's own values of those keys count") {
+    Snapshot snapshot;
+    snapshot.nodes = {zoned("a", "a"), zoned("b", "b")};
+    auto replica = [](const std::string& name, const std::string& hash, const std::string& node) {
+      Pod pod = app_pod(name, "web", node);
+      pod.meta.labels.set("pod-template-hash", hash);
+      return pod;
+    };
+    Pod mover = replica("mover", "new", "b");
+    mover.topology_spread.push_back(spread("zone", "web", 1));
+    snapshot.pods = {replica("old1", "old", "a"), replica("old2", "old", "a"),
+                     replica("new1", "new", "b"), mover};
+    Snapshot by_hash = snapshot;
+    by_hash.pods[3].topology_spread[0].match_label_keys = {"pod-template-hash"};
+    {
+      ClusterIndex index(snapshot);  // every web pod: a 2, b 1
+      Placer placer(index);
+      Ledger ledger(snapshot.nodes.size(), &index.pod_topology());
+      CHECK_FALSE(placer.feasible(3, 0, ledger));  // a: 2 + 1 - 1 = 2
+    }
+    ClusterIndex index(by_hash);  // the new ReplicaSet's pods only: a 0, b 1
+    Placer placer(index);
+    Ledger ledger(by_hash.nodes.size(), &index.pod_topology());
+    CHECK(placer.feasible(3, 0, ledger));  // a: 0 + 1 - 0 = 1
+  }
   SECTION("a node without the key fails; a terminating pod counts for affinity, not spread") {
     Snapshot snapshot;
     snapshot.nodes = {zoned("a", "a"), zoned("b", "b"), make_node("bare")};
