@@ -44,6 +44,10 @@ bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, st
         << " objects of the cluster could not be read; nothing is planned on a partial cluster\n";
     return false;
   }
+  for (const std::string& refused : read.not_permitted) {
+    err << "warning: read without " << refused
+        << "; what needs them falls back (docs/cluster-access.md)\n";
+  }
   *snapshot = std::move(read.snapshot);
   return true;
 }

@@ -33,7 +33,7 @@ const std::vector<Collection>& plan_collections() {
        "PersistentVolumeClaims"},
       {"/api/v1/persistentvolumes", "PersistentVolume", "v1", false, "PersistentVolumes"},
       {"/apis/storage.k8s.io/v1/csinodes", "CSINode", "storage.k8s.io/v1", false, "CSINodes"},
-      {"/api/v1/namespaces", "Namespace", "v1", false, "Namespaces"},
+      {"/api/v1/namespaces", "Namespace", "v1", false, "Namespaces", /*optional=*/true},
       {"/apis/topology.volcano.sh/v1alpha1/hypernodes", "HyperNode", "topology.volcano.sh/v1alpha1",
        true, "HyperNodes"},
       {"/apis/batch.volcano.sh/v1alpha1/jobs", "Job", "batch.volcano.sh/v1alpha1", true,
@@ -131,7 +131,14 @@ ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObse
       read.not_installed.push_back(collection.description + " (" + collection.api_version + ")");
       continue;
     }
-    ListResult list = list_collection(client, collection, options, observer);
+    ListResult list;
+    try {
+      list = list_collection(client, collection, options, observer);
+    } catch (const ApiError& e) {
+      if (e.status() != 403 || !collection.optional) throw;
+      read.not_permitted.push_back(collection.description + " (" + e.what() + ")");
+      continue;
+    }
     read.pages += list.pages;
     read.restarts += list.restarts;
     append_snapshot(read.snapshot, std::move(list.snapshot));

@@ -22,6 +22,9 @@ struct Collection {
   std::string api_version;  // "v1", "policy/v1": the apiVersion of its items
   bool custom = false;      // a CRD: absent (404 on discovery) means "not installed"
   std::string description;  // "HyperNodes", for messages
+  // Read when the user may: a 403 on its list leaves it empty (what reads it falls back) and is
+  // noted, where any other collection's 403 stops the read. Namespaces: an older RBAC lacks them.
+  bool optional = false;
 };
 
 // Nodes, Pods, PodDisruptionBudgets, PriorityClasses, PersistentVolumeClaims,
@@ -46,6 +49,7 @@ struct ClusterRead {
   placement::Snapshot snapshot;
   std::vector<placement::DecodeError> errors;  // objects left out, and why
   std::vector<std::string> not_installed;      // "HyperNodes (topology.volcano.sh/v1alpha1)"
+  std::vector<std::string> not_permitted;      // optional ones refused: "Namespaces (403 ...)"
   size_t pages = 0;
   size_t restarts = 0;  // lists started over after 410 Expired
 };

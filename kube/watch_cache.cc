@@ -89,6 +89,8 @@ struct CollectionState {
 };
 
 enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed };
+// kNotPermitted: an optional collection's list was refused (403); it is left empty.
+enum class ListEnd { kListed, kFailed, kNotPermitted };
 
 }  // namespace
 
@@ -121,7 +123,7 @@ struct WatchCache::Impl {
     states[i].last_error = states[i].collection->description + ": " + message;
   }
 
-  bool list(size_t i) {
+  ListEnd list(size_t i) {
     const Collection& collection = *states[i].collection;
     ListResult result;
     ReadOptions list_options = options.list;
@@ -129,8 +131,23 @@ struct WatchCache::Impl {
     try {
       result = list_collection(client, collection, list_options);
     } catch (const ApiError& e) {
+      if (e.status() == 403 && collection.optional) {
+        {
+          std::lock_guard<std::mutex> lock(mutex);
+          CollectionState& state = states[i];
+          state.objects.clear();
+          state.list_errors.clear();
+          state.event_errors.clear();
+          state.synced = true;
+          state.installed = false;
+          state.last_error = collection.description + ": " + e.what() + " (read without them)";
+          state.contact = std::chrono::steady_clock::now();
+        }
+        changed.notify_all();
+        return ListEnd::kNotPermitted;
+      }
       record_error(i, e.what());
-      return false;
+      return ListEnd::kFailed;
     }
     std::map<std::string, Snapshot> objects;
     for_each_object(std::move(result.snapshot), [&](std::string key, Snapshot one) {
@@ -149,7 +166,7 @@ struct WatchCache::Impl {
       state.contact = std::chrono::steady_clock::now();
     }
     changed.notify_all();
-    return true;
+    return ListEnd::kListed;
   }
 
   // One event line; false ends the stream with `end` set.
@@ -307,7 +324,12 @@ struct WatchCache::Impl {
         need_list = true;
       }
       if (need_list) {
-        if (!list(i)) {
+        ListEnd listed = list(i);
+        if (listed == ListEnd::kNotPermitted) {
+          pause(options.crd_recheck);  // asked again: the RBAC may be fixed meanwhile
+          continue;
+        }
+        if (listed == ListEnd::kFailed) {
           fail();
           continue;
         }

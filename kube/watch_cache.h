@@ -9,6 +9,8 @@
 // - CRDs (HyperNodes, Volcano Jobs, PodGroups): when discovery does not serve their group
 //   version (404), the collection is empty and synced, and discovery is asked again every
 //   `crd_recheck`.
+// - An optional collection (Namespaces) whose list is refused (403) is empty and synced, its
+//   error kept in stats(), and listed again every `crd_recheck`.
 // - synced() is HasSynced: every collection has finished its first list (or is not installed).
 // - snapshot() copies every object under one lock: a consistent view, never a fresh list.
 #pragma once
@@ -33,7 +35,8 @@ struct WatchCacheOptions {
   std::chrono::seconds watch_timeout{300};        // timeoutSeconds of each watch request
   std::chrono::milliseconds first_backoff{1000};  // after a failed list or watch
   std::chrono::milliseconds max_backoff{30000};
-  std::chrono::seconds crd_recheck{60};  // discovery of a CRD that is not installed
+  // Discovery of a CRD that is not installed; the list of an optional collection refused.
+  std::chrono::seconds crd_recheck{60};
 };
 
 struct WatchCacheStats {

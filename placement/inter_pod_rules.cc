@@ -71,15 +71,21 @@ bool check_inter_pod(const PodTopology& topology, const PodInterRules& rules, Po
         }
         if (origin_counted && !(origin_has_all && same_domains)) {
           if (!fail(Rule::kPodAffinity, [&] {
+                std::string start =
+                    "the pod is the only one its affinity terms select: while it terminates the "
+                    "scheduler counts it on its node, so ";
+                if (!origin_has_all) {
+                  return start +
+                         "no node passes until it is gone (its node has only some of the "
+                         "terms' keys)";
+                }
                 std::string where;
                 for (uint32_t s : rules.affinity) {
                   const TopologySlot& slot = topology.slot(s);
                   where += (where.empty() ? "" : ", ") +
                            domains.describe(slot.key, domains.domain(slot.key, origin));
                 }
-                return "the pod is the only one its affinity terms select: while it terminates "
-                       "the scheduler counts it on its node, so its replacement goes back to " +
-                       where;
+                return start + "its replacement goes back to " + where;
               }))
             return false;
         }

@@ -363,13 +363,11 @@ inline bool read_pod_condition(Decoding& d, od::value& value, Pod& pod,
     return true;
   });
   if (!ok) return false;
+  // A time that cannot be read (Go accepts years the model's clock cannot hold) counts as none:
+  // the condition is then never old enough, as a pod without a readable creationTimestamp, and
+  // one odd pod never makes the whole cluster unreadable.
   PodConditions::Condition condition{type, status, reason, std::nullopt};
-  if (!last_transition.empty()) {
-    auto time = parse_rfc3339(last_transition);
-    if (!time) {
-      return d.wrong_at("lastTransitionTime", "expected an RFC 3339 time, found " +
-                     json::quoted(last_transition));
-    }
+  if (auto time = parse_rfc3339(last_transition)) {
     condition.last_transition_seconds =
         std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch()).count();
   }

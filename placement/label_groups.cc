@@ -87,6 +87,8 @@ std::string describe_selector(const std::optional<LabelSelector>& selector) {
 std::string PodFilter::describe() const {
   std::string text = describe_selector(selector);
   if (all_namespaces) return text + " in every namespace";
+  if (namespaces.empty())
+    return text + " in no namespace";  // a namespaceSelector that selects none
   text += namespaces.size() == 1 ? " in namespace " : " in namespaces ";
   for (size_t i = 0; i < namespaces.size(); ++i) text += (i ? "," : "") + namespaces[i];
   return text;

@@ -4,7 +4,7 @@
 // A pod carries four or five conditions (PodScheduled, Initialized, ContainersReady, Ready,
 // PodReadyToStartContainers). As separate strings they would cost about 400 bytes a pod, over 60
 // MiB at 150,000 pods; packed into one exactly-sized buffer about 110 bytes. The buffer's
-// layout is this file's business: read the conditions with for_each or list.
+// layout is this file's business: read the conditions with any_of or list.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +24,7 @@ class PodConditions {
     std::string_view status;  // "True" | "False" | "Unknown" as written
     std::string_view reason;  // often empty
     // lastTransitionTime in whole seconds since the Unix epoch (fractions dropped); nullopt when
-    // the condition has none (upstream's zero time).
+    // the condition has none (upstream's zero time) or it cannot be read.
     std::optional<int64_t> last_transition_seconds;
     friend bool operator==(const Condition&, const Condition&) = default;
   };

@@ -66,15 +66,11 @@ int64_t TopologyCounts::compute_minimum(uint32_t slot, const Entry& entry) const
   return lowest == std::numeric_limits<int64_t>::max() ? 0 : lowest;
 }
 
-int64_t TopologyCounts::minimum(uint32_t slot) const {
+std::optional<int64_t> TopologyCounts::minimum(uint32_t slot) const {
   if (slot < entry_of_slot_.size() && entry_of_slot_[slot] != 0) {
     return entries_[entry_of_slot_[slot] - 1].minimum;
   }
-  const TopologySlot& s = topology_->slot(slot);
-  if (s.eligible_domains == 0 || s.eligible_domains > s.base.size() || s.ascending.empty()) {
-    return 0;
-  }
-  return s.ascending.front().first;
+  return std::nullopt;
 }
 
 void TopologyCounts::move(PodId pod, NodeId from, NodeId to) {
@@ -130,9 +126,12 @@ int64_t SlotCounts::total(uint32_t slot) const {
 }
 
 int64_t SlotCounts::minimum(uint32_t slot) const {
-  if (topology_.slot(slot).eligible_domains == 0) return 0;
+  const TopologySlot& s = topology_.slot(slot);
+  if (s.eligible_domains == 0) return 0;
+  // The plan's minimum, or the base one: 0 with a counted domain without pods.
+  int64_t lowest = counts_.minimum(slot).value_or(
+      s.eligible_domains > s.base.size() || s.ascending.empty() ? 0 : s.ascending.front().first);
   // Taking the pod's own weight out of its domain lowers that one count only.
-  int64_t lowest = counts_.minimum(slot);
   auto [weight, own_domain] = own(slot);
   if (own_domain != kNoTopologyDomain) lowest = std::min(lowest, count(slot, own_domain));
   return lowest;

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <utility>
 #include <vector>
@@ -29,9 +30,10 @@ class TopologyCounts {
   int64_t total_delta(uint32_t slot) const;
   // The domains of `slot` the plan touched, with their changes, by domain.
   std::span<const std::pair<DomainId, int64_t>> touched(uint32_t slot) const;
-  // Spread slots: the smallest count over the slot's counted domains as the plan changed them
-  // (0 without domains). Kept up to date by move(), so a read is O(1).
-  int64_t minimum(uint32_t slot) const;
+  // Spread slots the plan touched: the smallest count over the slot's counted domains as the plan
+  // changed them (0 without domains), kept up to date by move(), so a read is O(1); nullopt for
+  // an untouched slot (its minimum is the base one, PodTopology's business).
+  std::optional<int64_t> minimum(uint32_t slot) const;
 
  private:
   struct Entry {

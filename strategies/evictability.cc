@@ -321,7 +321,12 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
 
   // 14. namespaceLabelSelector, against the Namespace's labels; without Namespaces in the
   // snapshot, against the one label every namespace has.
-  if (args_.namespace_label_selector && !index_.snapshot().namespaces.empty()) {
+  const bool namespace_selected_all =
+      args_.namespace_label_selector && args_.namespace_label_selector->match_labels.empty() &&
+      args_.namespace_label_selector->match_expressions.empty();  // {}: no constraint (upstream)
+  if (namespace_selected_all) {
+    // nothing to check
+  } else if (args_.namespace_label_selector && !index_.snapshot().namespaces.empty()) {
     auto ns = cache_->namespace_labels.find(pod.meta.namespace_);
     if (ns == cache_->namespace_labels.end()) {
       return "namespace labels unknown: namespace " + pod.meta.namespace_ +

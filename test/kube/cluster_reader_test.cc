@@ -84,8 +84,7 @@ TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][r
   CHECK(with_continue == 6);
 }
 
-TEST_CASE("cluster read: Namespaces with their labels (for namespace selectors)",
-          "[kube][read]") {
+TEST_CASE("cluster read: Namespaces with their labels (for namespace selectors)", "[kube][read]") {
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
   server.set_objects("/api/v1/namespaces",
@@ -139,6 +138,37 @@ TEST_CASE("cluster read: a page that breaks off is asked again", "[kube][read]")
   server.drop_next("/api/v1/pods", 1);
   ClusterRead read = read_cluster(client);
   CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));
+}
+
+TEST_CASE("cluster read: Namespaces the user may not list are noted, the read goes on",
+          "[kube][read]") {
+  loadshift::testing::FakeApiServerOptions options;
+  options.tokens = {{"tester-token", "tester"}};
+  // Everything the read needs but Namespaces (an RBAC written before loadshift read them).
+  options.rules["tester"] = {{{"list", "watch"},
+                              {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
+                              {""},
+                              "",
+                              {}},
+                             {{"list", "watch"},
+                              {"*"},
+                              {"policy", "scheduling.k8s.io", "storage.k8s.io",
+                               "topology.volcano.sh", "batch.volcano.sh", "scheduling.volcano.sh"},
+                              "",
+                              {}}};
+  FakeApiServer server(options);
+  loadshift::testing::serve_seed_cluster(server);
+  server.set_objects("/api/v1/namespaces",
+                     {nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": "load-test"}})")});
+  ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
+  ClusterRead read = read_cluster(client);
+  CHECK(read.errors.empty());
+  CHECK(read.snapshot.namespaces.empty());
+  CHECK_FALSE(read.snapshot.pods.empty());
+  REQUIRE(read.not_permitted.size() == 1);
+  CHECK_THAT(read.not_permitted[0],
+             Catch::StartsWith("Namespaces (") && Catch::Contains("403 Forbidden"));
 }
 
 TEST_CASE("cluster read: a collection the user may not list stops the read", "[kube][read]") {

@@ -138,6 +138,46 @@ TEST_CASE("watch cache: a CRD installed later is picked up", "[kube][cache]") {
   CHECK(eventually([&] { return cache.snapshot().hyper_nodes.size() == 7; }));
 }
 
+TEST_CASE("watch cache: Namespaces it may not list are empty and synced, the reason kept",
+          "[kube][cache]") {
+  loadshift::testing::FakeApiServerOptions options;
+  options.tokens = {{"tester-token", "tester"}};
+  // Everything the read needs but Namespaces (an RBAC written before loadshift read them).
+  options.rules["tester"] = {{{"list", "watch"},
+                              {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
+                              {""},
+                              "",
+                              {}},
+                             {{"list", "watch"},
+                              {"*"},
+                              {"policy", "scheduling.k8s.io", "storage.k8s.io",
+                               "topology.volcano.sh", "batch.volcano.sh", "scheduling.volcano.sh"},
+                              "",
+                              {}}};
+  FakeApiServer server(options);
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
+  WatchCache cache(client, quick());
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(10)));
+  CHECK(cache.snapshot().namespaces.empty());
+  CHECK_FALSE(cache.snapshot().pods.empty());
+  bool noted = false;
+  for (const std::string& e : cache.stats().errors) {
+    noted = noted || (e.rfind("Namespaces: ", 0) == 0 && e.find("403") != std::string::npos &&
+                      e.find("(read without them)") != std::string::npos);
+  }
+  CHECK(noted);
+  // Granted later (the RBAC fixed): the next recheck lists them.
+  std::vector<loadshift::testing::FakeRbacRule> granted = options.rules["tester"];
+  granted.push_back({{"list", "watch"}, {"namespaces"}, {""}, "", {}});
+  server.set_rules("tester", granted);
+  server.set_objects("/api/v1/namespaces",
+                     {nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": "load-test"}})")});
+  CHECK(eventually([&] { return cache.snapshot().namespaces.size() == 1; }));
+}
+
 TEST_CASE("watch cache: a collection it may not list stays unsynced, with the reason",
           "[kube][cache]") {
   loadshift::testing::FakeApiServerOptions options;

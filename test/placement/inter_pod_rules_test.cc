@@ -165,7 +165,8 @@ TEST_CASE("required pod affinity: keys, matching domains and the first pod of a 
                              "terminates the scheduler counts it on its node, so its replacement "
                              "goes back to zone=b"));
   // Once the plan puts another pod of its kind (the web pod, relabelled here) in zone a, the
-  // ordinary rule applies: zone a only.
+  // ordinary rule applies: zone a. (While the pod terminates the scheduler would accept its own
+  // zone b too; loadshift asks for a domain that keeps a pod of the kind after it is gone.)
   Snapshot relabelled = snapshot;
   relabelled.pods[1].meta.labels.set("app", "solo");
   ClusterIndex index2(relabelled);
@@ -440,6 +441,7 @@ TEST_CASE("a ledger that does not follow inter-pod counts refuses inter-pod pods
   snapshot.nodes = {zoned("n0", "a"), zoned("n1", "b")};
   Pod replica = app_pod("web", "web", "n0");
   replica.pod_anti_affinity.required.push_back(term_selecting("web", "kubernetes.io/hostname"));
+  replica.topology_spread.push_back(spread("zone", "web", 1));  // reads the spread minimum
   snapshot.pods = {replica, app_pod("plain", "db", "n0")};
   ClusterIndex index(snapshot);
   Placer placer(index);

@@ -289,6 +289,10 @@ TEST_CASE("namespaceLabelSelector: the Namespaces' labels, else the name label, 
         "namespace not selected: namespace batch does not match namespaceLabelSelector");
   CHECK(OnePod(in_batch, {}, {apps}).reason(args) ==
         "namespace labels unknown: namespace batch is not among the snapshot's Namespaces");
+  // {} selects every namespace: no constraint at all (as upstream), known or not.
+  args.namespace_label_selector = LabelSelector{};
+  CHECK(OnePod(in_batch, {}, {apps}).reason(args) == "");
+  CHECK(OnePod(in_batch).reason(args) == "");
 }
 
 TEST_CASE("pods the placement core will not move", "[evictability]") {
