@@ -143,13 +143,33 @@ void summarize(std::ostream& out, const PodLifeTimeArgs& a) {
     parts.push_back("older than " + std::to_string(*a.max_pod_life_time_seconds) + " s");
   }
   if (!a.states.empty()) parts.push_back("in states " + join(a.states));
+  if (!a.conditions.empty()) {
+    std::vector<std::string> any;  // ORed; the fields of one entry ANDed
+    for (const PodConditionFilter& c : a.conditions) {
+      std::vector<std::string> fields;
+      if (!c.type.empty()) fields.push_back("type " + c.type);
+      if (!c.status.empty()) fields.push_back("status " + c.status);
+      if (!c.reason.empty()) fields.push_back("reason " + c.reason);
+      if (c.min_time_since_last_transition_seconds) {
+        fields.push_back("unchanged for " +
+                         std::to_string(*c.min_time_since_last_transition_seconds) + " s");
+      }
+      std::string text;
+      for (const std::string& f : fields) text += (text.empty() ? "" : " and ") + f;
+      any.push_back("{" + text + "}");
+    }
+    std::string text;
+    for (const std::string& c : any) text += (text.empty() ? "" : " or ") + c;
+    parts.push_back("with a condition " + text);
+  }
   if (!a.exit_codes.empty()) parts.push_back("exit codes " + exit_codes(a.exit_codes));
   if (!a.owner_kinds.include.empty()) parts.push_back("owned by " + join(a.owner_kinds.include));
   if (!a.owner_kinds.exclude.empty()) {
     parts.push_back("not owned by " + join(a.owner_kinds.exclude));
   }
-  out << "pods " << join(parts) << " (" << containers(a.including_init_containers) << "); "
-      << namespaces(a.namespaces);
+  std::string which = containers(a.including_init_containers);
+  if (a.including_ephemeral_containers) which += ", ephemeral containers' states";
+  out << "pods " << join(parts) << " (" << which << "); " << namespaces(a.namespaces);
 }
 
 void summarize(std::ostream& out, const TooManyRestartsArgs& a) {

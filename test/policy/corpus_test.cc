@@ -284,6 +284,16 @@ TEST_CASE("corpus: --for volcano writes only what Volcano reads", "[policy][corp
   CHECK_THAT(all, Catch::Contains("nodeFit false here and in DefaultEvictor"));
 }
 
+TEST_CASE("corpus: the summary of PodLifeTime names its conditions", "[policy][corpus][messages]") {
+  LoadResult result =
+      load("kubernetes-sigs_descheduler/README__L812-831__PodLifeTime-transition.yaml");
+  REQUIRE(result.ok());
+  CHECK_THAT(summarize_policy(*result.policy),
+             Catch::Contains("PodLifeTime: pods in states Succeeded, with a condition {status True "
+                             "and reason PodCompleted and unchanged for 14400 s}, not owned by "
+                             "Job (containers); all namespaces"));
+}
+
 TEST_CASE("corpus: an impossible namespace name under include loads, warned and kept",
           "[policy][corpus][messages]") {
   // The OpenShift operator's testdata include "includedNamespace": upstream loads the file and
