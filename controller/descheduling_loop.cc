@@ -174,6 +174,14 @@ CycleOutcome DeschedulingLoop::run_cycle() {
               errors);
       return;
     }
+    // An optional collection the RBAC refuses: planned without it, said every cycle.
+    for (const std::string& collection : stats.not_permitted) {
+      log_line(spdlog::level::warn, "cache warning",
+               {{"warning", "the API server refuses to list or watch " + collection +
+                                " (403): planned without them (a pod affinity namespaceSelector "
+                                "and DefaultEvictor's namespaceLabelSelector fall back, see "
+                                "docs/cluster-access.md); grant list and watch to fix"}});
+    }
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
     // does not keep pods the cache replaces during the fetch alive: the two never add up. (A node

@@ -136,6 +136,8 @@ ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObse
       list = list_collection(client, collection, options, observer);
     } catch (const ApiError& e) {
       if (e.status() != 403 || !collection.optional) throw;
+      // Refused after some pages (the RBAC changed midway): a saved file holds none of it either.
+      if (observer != nullptr) observer->restart(collection);
       read.not_permitted.push_back(collection.description + " (" + e.what() + ")");
       continue;
     }

@@ -82,14 +82,15 @@ struct CollectionState {
   std::string resource_version;
   bool synced = false;
   bool installed = true;
+  bool permitted = true;  // false: an optional collection the server refused (403)
   std::string last_error;
   // The last time the server answered this collection well: a list, an event, a watch that
-  // opened or ended on time, discovery saying "not installed".
+  // opened or ended on time, discovery saying "not installed", a refusal of an optional one.
   std::chrono::steady_clock::time_point contact{};
 };
 
-enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed };
-// kNotPermitted: an optional collection's list was refused (403); it is left empty.
+// kNotPermitted (list or watch): an optional collection was refused (403); it is left empty.
+enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed, kNotPermitted };
 enum class ListEnd { kListed, kFailed, kNotPermitted };
 
 }  // namespace
@@ -123,6 +124,24 @@ struct WatchCache::Impl {
     states[i].last_error = states[i].collection->description + ": " + message;
   }
 
+  // An optional collection the server refuses (403 on its list or watch): empty and synced (what
+  // reads it falls back), the refusal kept as its error and in not_permitted(), its contact now
+  // (the refusal is an answer; run() asks again every crd_recheck).
+  void mark_not_permitted(size_t i, const std::string& message) {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      CollectionState& state = states[i];
+      state.objects.clear();
+      state.list_errors.clear();
+      state.event_errors.clear();
+      state.synced = true;
+      state.permitted = false;
+      state.last_error = state.collection->description + ": " + message + " (read without them)";
+      state.contact = std::chrono::steady_clock::now();
+    }
+    changed.notify_all();
+  }
+
   ListEnd list(size_t i) {
     const Collection& collection = *states[i].collection;
     ListResult result;
@@ -132,18 +151,7 @@ struct WatchCache::Impl {
       result = list_collection(client, collection, list_options);
     } catch (const ApiError& e) {
       if (e.status() == 403 && collection.optional) {
-        {
-          std::lock_guard<std::mutex> lock(mutex);
-          CollectionState& state = states[i];
-          state.objects.clear();
-          state.list_errors.clear();
-          state.event_errors.clear();
-          state.synced = true;
-          state.installed = false;
-          state.last_error = collection.description + ": " + e.what() + " (read without them)";
-          state.contact = std::chrono::steady_clock::now();
-        }
-        changed.notify_all();
+        mark_not_permitted(i, e.what());
         return ListEnd::kNotPermitted;
       }
       record_error(i, e.what());
@@ -162,6 +170,7 @@ struct WatchCache::Impl {
       state.resource_version = result.resource_version;
       state.synced = true;
       state.installed = true;
+      state.permitted = true;
       state.last_error.clear();
       state.contact = std::chrono::steady_clock::now();
     }
@@ -278,6 +287,10 @@ struct WatchCache::Impl {
     } catch (const ApiError& e) {
       if (e.status() == 410) return WatchEnd::kRelist;
       if (e.status() == 404 && collection.custom) return WatchEnd::kRediscover;
+      if (e.status() == 403 && collection.optional) {
+        mark_not_permitted(i, e.what());
+        return WatchEnd::kNotPermitted;
+      }
       record_error(i, e.what());
       return WatchEnd::kFailed;
     }
@@ -350,6 +363,10 @@ struct WatchCache::Impl {
           break;
         case WatchEnd::kFailed:
           fail();
+          break;
+        case WatchEnd::kNotPermitted:  // e.g. list granted, watch not: list again later
+          pause(options.crd_recheck);
+          need_list = true;
           break;
       }
     }
@@ -433,6 +450,7 @@ WatchCacheStats WatchCache::stats() const {
   const auto now = std::chrono::steady_clock::now();
   for (const CollectionState& s : impl_->states) {
     if (!s.last_error.empty()) stats.errors.push_back(s.last_error);
+    if (!s.permitted) stats.not_permitted.push_back(s.collection->description);
     double age = s.synced ? std::chrono::duration<double>(now - s.contact).count() : -1;
     if (!s.synced || age > stats.max_seconds_since_contact) {
       stats.max_seconds_since_contact = s.synced ? age : std::numeric_limits<double>::infinity();

@@ -9,9 +9,10 @@
 // - CRDs (HyperNodes, Volcano Jobs, PodGroups): when discovery does not serve their group
 //   version (404), the collection is empty and synced, and discovery is asked again every
 //   `crd_recheck`.
-// - An optional collection (Namespaces) whose list is refused (403) is empty and synced, its
-//   error kept in stats(), and listed again every `crd_recheck`.
-// - synced() is HasSynced: every collection has finished its first list (or is not installed).
+// - An optional collection (Namespaces) whose list or watch is refused (403) is empty and synced,
+//   named in stats().not_permitted with its error kept, and listed again every `crd_recheck`.
+// - synced() is HasSynced: every collection has finished its first list (or is not installed, or
+//   is an optional one refused).
 // - snapshot() copies every object under one lock: a consistent view, never a fresh list.
 #pragma once
 
@@ -51,6 +52,9 @@ struct WatchCacheStats {
   // collection answers at least every watch_timeout. The controller refuses to plan on a cache
   // older than it accepts.
   double max_seconds_since_contact = 0;
+  // The optional collections the server refuses (403 on their list or watch), e.g.
+  // "Namespaces": held empty, so what reads them falls back; asked again every crd_recheck.
+  std::vector<std::string> not_permitted;
 };
 
 class WatchCache {

@@ -178,6 +178,51 @@ TEST_CASE("watch cache: Namespaces it may not list are empty and synced, the rea
   CHECK(eventually([&] { return cache.snapshot().namespaces.size() == 1; }));
 }
 
+TEST_CASE("watch cache: Namespaces it may list but not watch are refused too, never stale",
+          "[kube][cache]") {
+  loadshift::testing::FakeApiServerOptions options;
+  options.tokens = {{"tester-token", "tester"}};
+  options.rules["tester"] = {
+      {{"list", "watch"},
+       {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
+       {""},
+       "",
+       {}},
+      {{"list"}, {"namespaces"}, {""}, "", {}},  // a hand-written rule without watch
+      {{"list", "watch"},
+       {"*"},
+       {"policy", "scheduling.k8s.io", "storage.k8s.io", "topology.volcano.sh", "batch.volcano.sh",
+        "scheduling.volcano.sh"},
+       "",
+       {}}};
+  FakeApiServer server(options);
+  loadshift::testing::serve_seed_cluster(server);
+  server.set_objects("/api/v1/namespaces",
+                     {nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
+                        "metadata": {"name": "load-test"}})")});
+  ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
+  WatchCache cache(client, quick());
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(10)));
+  // The watch is refused: named as not permitted (its objects dropped until a list and a watch
+  // succeed), and asked again every recheck (1 s here), not backed off as a failure.
+  CHECK(eventually(
+      [&] { return cache.stats().not_permitted == std::vector<std::string>{"Namespaces"}; }));
+  auto namespace_lists = [&] {
+    size_t n = 0;
+    for (const auto& request : server.requests()) {
+      n +=
+          request.path == "/api/v1/namespaces" && request.query.find("watch=") == std::string::npos;
+    }
+    return n;
+  };
+  const size_t lists_before = namespace_lists();
+  std::this_thread::sleep_for(std::chrono::milliseconds(2500));
+  CHECK(namespace_lists() >= lists_before + 2);
+  CHECK(cache.synced());
+  CHECK(cache.stats().not_permitted == std::vector<std::string>{"Namespaces"});
+}
+
 TEST_CASE("watch cache: a collection it may not list stays unsynced, with the reason",
           "[kube][cache]") {
   loadshift::testing::FakeApiServerOptions options;

@@ -136,3 +136,36 @@ TEST_CASE("the Prometheus token Secret is read every cycle", "[run]") {
     CHECK_THAT(outcome.why, Contains("404"));
   }
 }
+
+TEST_CASE("an RBAC from before Namespaces were read still runs, with a warning each cycle",
+          "[.][rbac]") {
+  const char* file = std::getenv("LOADSHIFT_DEPLOY_RULES");
+  REQUIRE(file != nullptr);
+  std::vector<FakeRbacRule> rules = rules_of(file);
+  size_t removed = 0;
+  for (FakeRbacRule& rule : rules) removed += std::erase(rule.resources, std::string("namespaces"));
+  REQUIRE(removed == 1);
+  FakeApiServerOptions options;
+  options.tokens = {{"admin-token", "admin"},
+                    {"sa-token", "system:serviceaccount:loadshift:loadshift"}};
+  options.rules["system:serviceaccount:loadshift:loadshift"] = rules;
+  FakeApiServer server(options);
+  serve_ready_seed(server);
+  FakePrometheus prometheus;
+  prometheus.set_handler([](const FakeRequest& r) { return seed_usage_answer(r); });
+  RunTempDir tmp;
+  std::string policy =
+      tmp.write("policy.yaml",
+                seed_policy("metricsProviders:\n- source: Prometheus\n  prometheus:\n    url: " +
+                            prometheus.url() + "\n"));
+  std::ostringstream log;
+  controller::configure_logging(controller::LogFormat::kJson, &log);
+  Replica replica(server, prometheus, tmp, policy, {}, std::nullopt, "sa-token");
+  controller::CycleOutcome outcome = replica.cycle();
+  controller::configure_logging(controller::LogFormat::kText);
+  INFO(outcome.why);
+  CHECK(outcome.result == "evicted");
+  CHECK(replica.cache.stats().not_permitted == std::vector<std::string>{"Namespaces"});
+  CHECK_THAT(log.str(), Contains("\"msg\":\"cache warning\"") &&
+                            Contains("refuses to list or watch Namespaces (403)"));
+}
