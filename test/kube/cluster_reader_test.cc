@@ -8,6 +8,7 @@
 #include "kube/cluster_reader.h"
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
+#include "test/kube/read_rules.h"
 #include "test/kube/seed_cluster.h"
 
 using namespace loadshift::kube;
@@ -145,17 +146,7 @@ TEST_CASE("cluster read: Namespaces the user may not list are noted, the read go
   loadshift::testing::FakeApiServerOptions options;
   options.tokens = {{"tester-token", "tester"}};
   // Everything the read needs but Namespaces (an RBAC written before loadshift read them).
-  options.rules["tester"] = {{{"list", "watch"},
-                              {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
-                              {""},
-                              "",
-                              {}},
-                             {{"list", "watch"},
-                              {"*"},
-                              {"policy", "scheduling.k8s.io", "storage.k8s.io",
-                               "topology.volcano.sh", "batch.volcano.sh", "scheduling.volcano.sh"},
-                              "",
-                              {}}};
+  options.rules["tester"] = loadshift::testing::read_rules({});
   FakeApiServer server(options);
   loadshift::testing::serve_seed_cluster(server);
   server.set_objects("/api/v1/namespaces",

@@ -7,6 +7,7 @@
 #include "kube/watch_cache.h"
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
+#include "test/kube/read_rules.h"
 #include "test/kube/seed_cluster.h"
 
 using namespace loadshift::kube;
@@ -143,17 +144,7 @@ TEST_CASE("watch cache: Namespaces it may not list are empty and synced, the rea
   loadshift::testing::FakeApiServerOptions options;
   options.tokens = {{"tester-token", "tester"}};
   // Everything the read needs but Namespaces (an RBAC written before loadshift read them).
-  options.rules["tester"] = {{{"list", "watch"},
-                              {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
-                              {""},
-                              "",
-                              {}},
-                             {{"list", "watch"},
-                              {"*"},
-                              {"policy", "scheduling.k8s.io", "storage.k8s.io",
-                               "topology.volcano.sh", "batch.volcano.sh", "scheduling.volcano.sh"},
-                              "",
-                              {}}};
+  options.rules["tester"] = loadshift::testing::read_rules({});
   FakeApiServer server(options);
   loadshift::testing::serve_seed_cluster(server);
   ApiClient client(loadshift::testing::access_to(server, "tester-token"), fast_client());
@@ -169,9 +160,7 @@ TEST_CASE("watch cache: Namespaces it may not list are empty and synced, the rea
   }
   CHECK(noted);
   // Granted later (the RBAC fixed): the next recheck lists them.
-  std::vector<loadshift::testing::FakeRbacRule> granted = options.rules["tester"];
-  granted.push_back({{"list", "watch"}, {"namespaces"}, {""}, "", {}});
-  server.set_rules("tester", granted);
+  server.set_rules("tester", loadshift::testing::read_rules({"list", "watch"}));
   server.set_objects("/api/v1/namespaces",
                      {nlohmann::json::parse(R"({"apiVersion": "v1", "kind": "Namespace",
                         "metadata": {"name": "load-test"}})")});
@@ -182,19 +171,7 @@ TEST_CASE("watch cache: Namespaces it may list but not watch are refused too, ne
           "[kube][cache]") {
   loadshift::testing::FakeApiServerOptions options;
   options.tokens = {{"tester-token", "tester"}};
-  options.rules["tester"] = {
-      {{"list", "watch"},
-       {"nodes", "pods", "persistentvolumeclaims", "persistentvolumes"},
-       {""},
-       "",
-       {}},
-      {{"list"}, {"namespaces"}, {""}, "", {}},  // a hand-written rule without watch
-      {{"list", "watch"},
-       {"*"},
-       {"policy", "scheduling.k8s.io", "storage.k8s.io", "topology.volcano.sh", "batch.volcano.sh",
-        "scheduling.volcano.sh"},
-       "",
-       {}}};
+  options.rules["tester"] = loadshift::testing::read_rules({"list"});  // no watch
   FakeApiServer server(options);
   loadshift::testing::serve_seed_cluster(server);
   server.set_objects("/api/v1/namespaces",
