@@ -5,6 +5,8 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -86,10 +88,30 @@ struct Plan {
   std::vector<PluginRun> plugin_runs;  // every plugin run, in run order
 };
 
+// When a workload's pods were last evicted: workload key (workload_key()) -> time.
+using WorkloadMoves = std::map<std::string, std::chrono::system_clock::time_point, std::less<>>;
+
 struct PlanOptions {
   // "Now", for minPodAge and pod ages; the report's --at.
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
+  // Per-workload cool-down: a pod whose workload (`last_moved`, may be null) had a pod evicted
+  // less than `cooldown` before `now` is skipped by every plugin ("workload cooling down: ...").
+  // Zero turns it off. `last_moved` must outlive make_plan().
+  const WorkloadMoves* last_moved = nullptr;
+  std::chrono::seconds cooldown{0};
+  // Landing prediction (LoadAware): before a pod is evicted, the scheduler model
+  // (placement/scheduler_model.h) predicts where its replacement lands; the pod stays when that is
+  // its own node, a hot node, or a node whose usage is unknown. Off only for comparisons.
+  bool predict_landing = true;
+  // The controller puts loadshift.io/overutilized:PreferNoSchedule on overutilized nodes while
+  // their evictions settle (run --soft-taint-hot-nodes): the scheduler model counts that taint on
+  // every node a plugin classed overutilized.
+  bool soft_taint_hot_nodes = false;
 };
+
+// The key a workload's pods share in limits and cool-downs: "namespace/Kind/name" of the pod's
+// controller owner; empty for a pod without one.
+std::string workload_key(const placement::Pod& pod);
 
 // Runs every profile of `policy` as the descheduler does (all deschedule plugins of every profile,
 // then all balance plugins), with the policy's limits shared across them. `index` is built over the

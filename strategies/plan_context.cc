@@ -4,6 +4,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "policy/field_reader.h"
 #include "policy/selector_string.h"
 
 namespace loadshift::strategies {
@@ -15,11 +16,6 @@ bool ready(const placement::Node& node) {
 }
 
 // "ns/Kind/name" of the pod's controller owner, or empty.
-std::string workload_of(const placement::Pod& pod) {
-  const placement::OwnerReference* owner = pod.controller();
-  if (owner == nullptr) return "";
-  return pod.meta.namespace_ + "/" + owner->kind + "/" + owner->name;
-}
 
 std::string job_label(const placement::GangJob& job) {
   return job.namespace_ + "/" + job.name;
@@ -184,7 +180,7 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
              " (evictionLimits.namespace)";
     }
     if (limits->workload) {
-      std::string workload = workload_of(p);
+      std::string workload = workload_key(p);
       if (!workload.empty()) {
         auto it = evicted_per_workload_.find(workload);
         uint32_t count = it == evicted_per_workload_.end() ? 0 : it->second;
@@ -196,6 +192,8 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
       }
     }
   }
+
+  if (std::optional<std::string> cooling = cooldown_reason(p)) return cooling;
 
   const placement::JobId job_id = index_.gangs().job_of(pod);
   if (job_id != placement::kNoJob) {
@@ -226,6 +224,20 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
   return std::nullopt;
 }
 
+std::optional<std::string> PlanContext::cooldown_reason(const placement::Pod& pod) const {
+  if (options_.last_moved == nullptr || options_.cooldown.count() <= 0) return std::nullopt;
+  std::string workload = workload_key(pod);
+  if (workload.empty()) return std::nullopt;
+  auto it = options_.last_moved->find(workload);
+  if (it == options_.last_moved->end()) return std::nullopt;
+  auto since = std::chrono::duration_cast<std::chrono::seconds>(options_.now - it->second);
+  if (since >= options_.cooldown) return std::nullopt;
+  // A time after `now` (a clock step back) counts as just now: the workload is still cooling.
+  return "workload cooling down: a pod of " + workload + " was evicted " +
+         (since.count() < 0 ? std::string("just now") : policy::format_duration(since.count() * 1000) + " ago") +
+         ", cool-down " + policy::format_duration(options_.cooldown.count() * 1000);
+}
+
 void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
                         const std::string& strategy, std::string reason,
                         const policy::EvictionLimits* limits) {
@@ -242,7 +254,7 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   evicted_.insert(pod);
   if (from != placement::kNoNode) ++evicted_per_node_[from];
   ++evicted_per_namespace_[p.meta.namespace_];
-  if (std::string workload = workload_of(p); !workload.empty()) {
+  if (std::string workload = workload_key(p); !workload.empty()) {
     ++evicted_per_workload_[workload];
   }
   if (placement::JobId job = index_.gangs().job_of(pod); job != placement::kNoJob) {

@@ -90,6 +90,10 @@ class PlanContext {
   NodeState& node_state(NodeId node) { return plan_.nodes[node]; }
 
  private:
+  // "workload cooling down: ..." when options().last_moved holds the pod's workload within
+  // options().cooldown of now.
+  std::optional<std::string> cooldown_reason(const placement::Pod& pod) const;
+
   const placement::ClusterIndex& index_;
   const metrics::UsageMap& usage_;
   const policy::Policy& policy_;

@@ -199,6 +199,12 @@ placement::PlacementOptions placement_options(const policy::Policy& policy) {
   return options;
 }
 
+std::string workload_key(const placement::Pod& pod) {
+  const placement::OwnerReference* owner = pod.controller();
+  if (owner == nullptr) return "";
+  return pod.meta.namespace_ + "/" + owner->kind + "/" + owner->name;
+}
+
 bool has_strategy(std::string_view plugin) {
   return find_strategy(plugin) != nullptr;
 }
