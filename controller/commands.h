@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <cstdint>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -56,6 +57,28 @@ struct ReportOptions {
 // input is bad (each message names the flag or file and what was expected): a bad flag, a policy or
 // snapshot error, a usage source that cannot answer at all.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
+
+// What `loadshift simulate` was asked for.
+struct SimulateOptions {
+  std::string policy_file;                  // --policy FILE (required)
+  std::vector<std::string> snapshot_files;  // --snapshot FILE... (required)
+  std::string usage_file;                   // --usage FILE (required: node and pod usage)
+  int cycles = 10;                          // --cycles N (1..1000)
+  std::string interval = "10m";             // --interval: time between cycles
+  std::string at;                           // --at TIME, RFC 3339: the first cycle; empty: now
+  std::string cooldown = "0";               // --workload-cooldown, as `run` has it
+  bool no_landing_prediction = false;       // --no-landing-prediction (for comparison)
+  bool soft_taint_hot_nodes = false;        // --soft-taint-hot-nodes, as `run` has it
+  uint64_t seed = 1;                        // --seed: the scheduler's choice among ties
+  std::string output = "table";             // --output table|json
+  std::string chart;                        // --chart FILE.svg: node usage per cycle
+};
+
+// `loadshift simulate`: loads the policy, the snapshot and the usage file, runs the simulation
+// (controller/simulation.h) and writes one row per cycle to `out` (table or JSON), and with
+// `chart` the SVG chart to that file. Returns 0, or 2 after writing to `err` what is wrong with
+// the flags or the inputs.
+int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);
 
 // What `loadshift snapshot` was asked for.
 struct SnapshotOptions {

@@ -105,6 +105,38 @@ int main(int argc, char** argv) {
     exit_code = loadshift::controller::run_snapshot(snapshot_options, std::cout, std::cerr);
   });
 
+  loadshift::controller::SimulateOptions simulate_options;
+  auto* simulate = app.add_subcommand(
+      "simulate",
+      "Plan, evict, place each replacement where the scheduler would, repeat: does the policy "
+      "converge or ping-pong?");
+  simulate->add_option("--policy", simulate_options.policy_file,
+                       "DeschedulerPolicy file (bare or in a ConfigMap)");
+  simulate->add_option("--snapshot", simulate_options.snapshot_files,
+                       "Kubernetes JSON or YAML file (repeatable)");
+  simulate->add_option("--usage", simulate_options.usage_file,
+                       "Node and pod usage JSON file (see docs/report.md)");
+  simulate->add_option("--cycles", simulate_options.cycles, "Number of cycles (default 10)");
+  simulate->add_option("--interval", simulate_options.interval,
+                       "Time between cycles, e.g. 10m (default)");
+  simulate->add_option("--at", simulate_options.at,
+                       "Time of the first cycle, RFC 3339; default: now");
+  simulate->add_option("--workload-cooldown", simulate_options.cooldown,
+                       "No pod of a workload moves twice within this time (default 0: off)");
+  simulate->add_flag("--no-landing-prediction", simulate_options.no_landing_prediction,
+                     "Evict without predicting where the scheduler puts the replacement (to "
+                     "compare)");
+  simulate->add_flag("--soft-taint-hot-nodes", simulate_options.soft_taint_hot_nodes,
+                     "Soft-taint overutilized nodes while their evictions settle, as `run` can");
+  simulate->add_option("--seed", simulate_options.seed,
+                       "Seed of the scheduler's random choice among equal nodes (default 1)");
+  simulate->add_option("--output", simulate_options.output, "table (default) or json");
+  simulate->add_option("--chart", simulate_options.chart,
+                       "SVG file to draw node usage per cycle into");
+  simulate->callback([&] {
+    exit_code = loadshift::controller::run_simulate(simulate_options, std::cout, std::cerr);
+  });
+
   loadshift::controller::RunOptions run_options;
   auto* run = app.add_subcommand(
       "run",

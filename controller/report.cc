@@ -45,6 +45,7 @@ nlohmann::ordered_json report_content_json(const ReportContent& content) {
                          {"pod", row.pod},
                          {"node", row.node},
                          {"target", name_or_null(row.target)},
+                         {"landing", name_or_null(row.landing)},
                          {"strategy", row.strategy},
                          {"reason", row.reason}});
   }

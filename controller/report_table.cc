@@ -172,7 +172,8 @@ void write_evictions(const ReportContent& content, const Paint& paint, std::ostr
   }
   size_t pod_w = 3, move_w = 10;  // at least the headers "POD" and "FROM -> TO"
   auto move_of = [](const EvictionRow& row) {
-    return row.node + " -> " + (row.target.empty() ? std::string("(no target)") : row.target);
+    return row.node + " -> " + (row.target.empty() ? std::string("(no target)") : row.target) +
+           (row.landing.empty() ? std::string() : " (scheduler: " + row.landing + ")");
   };
   for (const EvictionRow& row : content.evictions) {
     pod_w = std::max(pod_w, row.namespace_.size() + 1 + row.pod.size());

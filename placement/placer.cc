@@ -48,7 +48,8 @@ bool Placer::node_rules(const Pod& pod, const Node& node, Reasons* out) const {
 }
 
 // Rules run cheapest first. With `out` null the first failure ends the evaluation.
-bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reasons* out) const {
+bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reasons* out,
+                      bool replacement) const {
   const Snapshot& snapshot = index_.snapshot();
   const Pod& pod = snapshot.pods[pod_id];
   const Node& node = snapshot.nodes[node_id];
@@ -57,7 +58,8 @@ bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reason
     ok = ok && passed;
     return ok || out != nullptr;
   };
-  if (index_.node_of(pod_id) == node_id || ledger.planned_node(pod_id) == node_id) {
+  if (!replacement &&
+      (index_.node_of(pod_id) == node_id || ledger.planned_node(pod_id) == node_id)) {
     if (out == nullptr) return false;
     out->push_back(Rejection{Rule::kSameNode, "the pod is already on this node"});
     ok = false;
@@ -125,6 +127,10 @@ Verdict Placer::fits(PodId pod, NodeId node, const Ledger& ledger) const {
 
 bool Placer::feasible(PodId pod, NodeId node, const Ledger& ledger) const {
   return evaluate(pod, node, ledger, nullptr);
+}
+
+bool Placer::feasible_replacement(PodId pod, NodeId node, const Ledger& ledger) const {
+  return evaluate(pod, node, ledger, nullptr, /*replacement=*/true);
 }
 
 TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) const {

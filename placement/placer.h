@@ -48,6 +48,11 @@ class Placer {
   // The same decision as fits(...).fits(), without building reasons: the fast path.
   bool feasible(PodId pod, NodeId node, const Ledger& ledger) const;
 
+  // As feasible(), for a new copy of `pod` (its owner's replacement after an eviction): the pod's
+  // own node is a candidate like any other, and the original, which terminates, still counts
+  // where it is (its requests, host ports, inter-pod counts), as it does for the scheduler.
+  bool feasible_replacement(PodId pod, NodeId node, const Ledger& ledger) const;
+
   // The score of placing `pod` on `node` (meaningful for feasible nodes).
   TargetScore score(PodId pod, NodeId node, const Ledger& ledger) const;
 
@@ -57,7 +62,8 @@ class Placer {
                            const Ledger& ledger) const;
 
  private:
-  bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out) const;
+  bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out,
+                bool replacement = false) const;
   bool node_rules(const Pod& pod, const Node& node, Reasons* out) const;
   bool check_inter_pod_rules(const PodInterRules& rules, PodId pod, NodeId node,
                              const Ledger& ledger, Reasons* out) const;

@@ -137,8 +137,19 @@ struct EvictionLimits {
   friend bool operator==(const EvictionLimits&, const EvictionLimits&) = default;
 };
 
+// How the cluster's scheduler scores nodes (LoadAware `schedulerScoring`, loadshift's own): what
+// the scheduler model (placement/scheduler_model.h) predicts landings with. The same shape as
+// KubeSchedulerConfiguration's NodeResourcesFitArgs.scoringStrategy, so it can be copied from there.
+struct SchedulerScoring {
+  std::string type = "LeastAllocated";  // | MostAllocated | RequestedToCapacityRatio
+  std::vector<std::pair<std::string, int64_t>> resources{{"cpu", 1}, {"memory", 1}};  // name, weight
+  std::vector<std::pair<int64_t, int64_t>> shape;  // requestedToCapacityRatio.shape: utilization, score
+  friend bool operator==(const SchedulerScoring&, const SchedulerScoring&) = default;
+};
+
 struct LoadAwareArgs {
   LoadAwareMetrics metrics;
+  SchedulerScoring scheduler_scoring;
   // Only the resources named here (cpu, memory, pods; same keys in both) classify nodes.
   // Volcano forces a missing one to 100/100, which never triggers either; in deviation mode it
   // forces 0/0 (classify at the mean), which loadshift does not copy.

@@ -7,7 +7,9 @@
 //  4. A source's evictable pods: lowest priority, QoS, pod-deletion-cost, then the pod that best
 //     covers the node's excess, newest, name.
 //  5. Each pod needs an underutilized target that the placement core accepts and whose predicted
-//     usage with the pod stays within its own targetThresholds; it is reserved in the Ledger.
+//     usage with the pod stays within its own targetThresholds; then the scheduler model predicts
+//     where the replacement really lands (landing_check.h): never back on the source, on a hot
+//     node or on one of unknown usage. It is reserved in the Ledger where it lands.
 //  6. A source stops when its predicted usage is within target, or limits stop it.
 //
 // Estimated load in percent: the pod's cpu (millicores) and memory (bytes) over the node's
@@ -19,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "strategies/landing_check.h"
 #include "strategies/plugins.h"
 #include "strategies/pod_order.h"
 #include "strategies/predicted_usage.h"
@@ -398,11 +401,21 @@ class LoadAware {
         continue;
       }
       NodeId target = *search.target;
-      std::string reason = eviction_reason(source, pod, chosen.load, target, excess);
-      ctx_.evict(pod, target, scope_->name, kName, std::move(reason), &args_.eviction_limits);
-      predicted_.move(source, target, chosen.load);
+      LandingVerdict landing;
+      if (ctx_.options().predict_landing) {
+        landing = check_landing(ctx_, pod, source, target, predicted_, caps_, chosen.load);
+        if (!landing.problem.empty()) {
+          ctx_.skip(pod, kName, std::move(landing.problem));
+          continue;
+        }
+      }
+      std::string reason = eviction_reason(source, pod, chosen.load, target, excess) + landing.note;
+      ctx_.evict(pod, target, scope_->name, kName, std::move(reason), &args_.eviction_limits,
+                 landing.landing);
+      const NodeId placed = landing.landing != placement::kNoNode ? landing.landing : target;
+      predicted_.move(source, placed, chosen.load);
       write_after(source);
-      write_after(target);
+      write_after(placed);
     }
     // Every candidate was looked at and the node is still hot: say so, so nobody reads a
     // partial plan as a relieved node.

@@ -14,6 +14,7 @@
 
 #include "metrics/usage.h"
 #include "placement/cluster_index.h"
+#include "placement/scheduler_model.h"
 #include "policy/policy.h"
 
 namespace loadshift::strategies {
@@ -26,6 +27,10 @@ struct EvictionDecision {
   NodeId node = placement::kNoNode;    // where it runs now
   NodeId target = placement::kNoNode;  // where the placement core proved it fits (kNoNode only
                                        // for a finished pod: nothing is placed)
+  // Where the scheduler model predicts the replacement lands (placement/scheduler_model.h), when
+  // the plugin asked it (LoadAware with PlanOptions::predict_landing); kNoNode otherwise. The plan
+  // counts the pod there (Ledger, predicted usage); it may differ from `target`.
+  NodeId landing = placement::kNoNode;
   std::string profile;
   std::string strategy;  // plugin name, e.g. "LoadAware"
   // For a person: "te3 cpu 92.0% > 80%: evict default/x (est. 0.5 cpu) -> te5 (cpu 21% -> 27%)"
@@ -103,9 +108,9 @@ struct PlanOptions {
   // (placement/scheduler_model.h) predicts where its replacement lands; the pod stays when that is
   // its own node, a hot node, or a node whose usage is unknown. Off only for comparisons.
   bool predict_landing = true;
-  // The controller puts loadshift.io/overutilized:PreferNoSchedule on overutilized nodes while
-  // their evictions settle (run --soft-taint-hot-nodes): the scheduler model counts that taint on
-  // every node a plugin classed overutilized.
+  // The controller puts loadshift.io/overutilized:PreferNoSchedule on every node the plan classes
+  // overutilized and evicts from, while their evictions settle (run --soft-taint-hot-nodes): the
+  // scheduler model counts that taint on those nodes.
   bool soft_taint_hot_nodes = false;
 };
 
@@ -127,6 +132,10 @@ placement::PlacementOptions placement_options(const policy::Policy& policy);
 // metrics block names the usage source, its watermarks classify nodes before the deschedule
 // plugins run, and its usage-pool label builds the index.
 const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy);
+
+// The scheduler profile the scheduler model predicts landings with: the first LoadAware's
+// schedulerScoring, else kube-scheduler's default profile.
+placement::SchedulerProfile scheduler_profile(const policy::Policy& policy);
 
 // True when make_plan() has a strategy for the deschedule or balance plugin `plugin`.
 bool has_strategy(std::string_view plugin);

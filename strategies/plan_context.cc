@@ -44,6 +44,8 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
   const size_t node_count = snap.nodes.size();
   in_scope_.assign(node_count, false);
   evicted_per_node_.assign(node_count, 0);
+  all_nodes_.resize(node_count);
+  for (NodeId node = 0; node < node_count; ++node) all_nodes_[node] = node;
 
   std::optional<placement::LabelSelector> scope_selector;
   try {
@@ -224,6 +226,22 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
   return std::nullopt;
 }
 
+const placement::SchedulerModel& PlanContext::scheduler_model(NodeId source) {
+  if (!scheduler_model_) {
+    scheduler_model_ =
+        std::make_unique<placement::SchedulerModel>(index_, scheduler_profile(policy_));
+  }
+  if (options_.soft_taint_hot_nodes) {
+    std::vector<bool> hot(plan_.nodes.size());
+    for (size_t node = 0; node < plan_.nodes.size(); ++node) {
+      hot[node] = plan_.nodes[node].node_class == NodeClass::kOverutilized &&
+                  (evicted_per_node_[node] > 0 || node == source);
+    }
+    scheduler_model_->set_extra_soft_taint(std::move(hot));
+  }
+  return *scheduler_model_;
+}
+
 std::optional<std::string> PlanContext::cooldown_reason(const placement::Pod& pod) const {
   if (options_.last_moved == nullptr || options_.cooldown.count() <= 0) return std::nullopt;
   std::string workload = workload_key(pod);
@@ -240,7 +258,7 @@ std::optional<std::string> PlanContext::cooldown_reason(const placement::Pod& po
 
 void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
                         const std::string& strategy, std::string reason,
-                        const policy::EvictionLimits* limits) {
+                        const policy::EvictionLimits* limits, NodeId landing) {
   if (std::optional<std::string> refused = limit_reason(pod, limits)) {
     throw std::logic_error("PlanContext::evict: " + index_.snapshot().pods[pod].key() + " (" +
                            strategy + ") refused by the limits: " + *refused +
@@ -249,8 +267,9 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   const placement::Pod& p = index_.snapshot().pods[pod];
   const NodeId from = index_.node_of(pod);
   plan_.evictions.push_back(
-      EvictionDecision{pod, from, target, profile, strategy, std::move(reason)});
-  if (target != placement::kNoNode) ledger_.reserve(pod, from, target, index_.requests(pod));
+      EvictionDecision{pod, from, target, landing, profile, strategy, std::move(reason)});
+  const NodeId placed = landing != placement::kNoNode ? landing : target;
+  if (placed != placement::kNoNode) ledger_.reserve(pod, from, placed, index_.requests(pod));
   evicted_.insert(pod);
   if (from != placement::kNoNode) ++evicted_per_node_[from];
   ++evicted_per_namespace_[p.meta.namespace_];

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -14,6 +15,7 @@
 #include "placement/cluster_index.h"
 #include "placement/ledger.h"
 #include "placement/placer.h"
+#include "placement/scheduler_model.h"
 #include "strategies/evictability.h"
 #include "strategies/plan.h"
 
@@ -64,6 +66,14 @@ class PlanContext {
 
   PodLoad pod_load(PodId pod) const;
 
+  // The scheduler model over this plan's index (built on first use), for a pod leaving `source`.
+  // With options().soft_taint_hot_nodes, the nodes the controller will taint carry loadshift's soft
+  // taint in its predictions: those classed overutilized that the plan evicts from, `source`
+  // included. (A hot node without evictions stays untainted, so it is never assumed tainted.)
+  const placement::SchedulerModel& scheduler_model(NodeId source);
+  // Every node of the snapshot, in order: the nodes the scheduler looks at.
+  const std::vector<NodeId>& all_nodes() const { return all_nodes_; }
+
   // Why `pod` may not be evicted now because of what the plan already holds: already planned,
   // per-node / per-namespace / total limits of the policy, the plugin's own limits (`limits`, may
   // be null), one pod per Volcano job per cycle, the job's minAvailable. nullopt: allowed.
@@ -79,8 +89,11 @@ class PlanContext {
   // Records the eviction: the decision, the Ledger reservation (when target != kNoNode), the
   // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
   // std::logic_error (a plugin bug) when the limits refuse the pod.
+  // With `landing` (the scheduler model's prediction, kNoNode: none) the Ledger reserves the pod
+  // there instead of on `target`.
   void evict(PodId pod, NodeId target, const std::string& profile, const std::string& strategy,
-             std::string reason, const policy::EvictionLimits* limits);
+             std::string reason, const policy::EvictionLimits* limits,
+             NodeId landing = placement::kNoNode);
   // Records a pod that was looked at and stays. A pod skipped by several plugins keeps the first
   // reason; a pod later evicted loses its skip entries.
   void skip(PodId pod, const std::string& strategy, std::string reason);
@@ -102,6 +115,8 @@ class PlanContext {
   placement::Placer placer_;
   placement::Ledger ledger_;
   std::vector<bool> in_scope_;
+  std::vector<NodeId> all_nodes_;
+  std::unique_ptr<placement::SchedulerModel> scheduler_model_;
   std::unordered_set<PodId> evicted_;
   std::unordered_map<PodId, size_t> skipped_at_;  // pod -> index in plan_.skipped
   std::vector<uint32_t> evicted_per_node_;

@@ -199,6 +199,23 @@ placement::PlacementOptions placement_options(const policy::Policy& policy) {
   return options;
 }
 
+placement::SchedulerProfile scheduler_profile(const policy::Policy& policy) {
+  placement::SchedulerProfile profile;
+  const policy::LoadAwareArgs* args = first_load_aware(policy);
+  if (args == nullptr) return profile;
+  const policy::SchedulerScoring& scoring = args->scheduler_scoring;
+  using Type = placement::FitScoring::Type;
+  profile.fit.type = scoring.type == "MostAllocated"              ? Type::kMostAllocated
+                     : scoring.type == "RequestedToCapacityRatio" ? Type::kRequestedToCapacityRatio
+                                                                  : Type::kLeastAllocated;
+  profile.fit.resources.clear();
+  for (const auto& [name, weight] : scoring.resources) profile.fit.resources.push_back({name, weight});
+  for (const auto& [utilization, score] : scoring.shape) {
+    profile.fit.shape.push_back({utilization, score});
+  }
+  return profile;
+}
+
 std::string workload_key(const placement::Pod& pod) {
   const placement::OwnerReference* owner = pod.controller();
   if (owner == nullptr) return "";

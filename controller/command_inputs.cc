@@ -1,0 +1,80 @@
+#include "controller/command_inputs.h"
+
+#include <exception>
+#include <memory>
+
+#include "controller/snapshot_files.h"
+#include "policy/field_reader.h"
+#include "policy/loader.h"
+#include "strategies/plan.h"
+
+namespace loadshift::controller {
+
+bool parse_flag_duration(const std::string& flag, const std::string& text,
+                         std::chrono::milliseconds* out, std::ostream& err) {
+  if (text == "0") {
+    *out = std::chrono::milliseconds(0);
+    return true;
+  }
+  std::optional<policy::Duration> d = policy::parse_duration(text);
+  if (!d || d->milliseconds < 0) {
+    err << "error: " << flag << ": expected a duration such as 30s, 10m or 1h30m, found \"" << text
+        << "\"\n";
+    return false;
+  }
+  *out = std::chrono::milliseconds(d->milliseconds);
+  return true;
+}
+
+std::optional<policy::Policy> load_policy(const std::string& file, std::ostream& err) {
+  policy::LoadResult result = policy::load_policy_file(file);
+  for (const policy::Diagnostic& e : result.errors) err << "error: " << e.to_string() << "\n";
+  for (const policy::Diagnostic& w : result.warnings) err << "warning: " << w.to_string() << "\n";
+  if (!result.ok()) {
+    err << file << ": " << result.errors.size()
+        << (result.errors.size() == 1 ? " error" : " errors") << "\n";
+    return std::nullopt;
+  }
+  return std::move(result.policy);
+}
+
+bool read_snapshot(const std::vector<std::string>& files, placement::Snapshot* snapshot,
+                   std::ostream& err) {
+  placement::DecodeSummary summary = read_snapshot_files(files, snapshot);
+  if (summary.ok()) return true;
+  for (const auto& e : summary.errors) err << "error: " << e.to_string() << "\n";
+  if (summary.errors_dropped > 0) {
+    err << "error: " << summary.errors_dropped << " more errors not shown\n";
+  }
+  return false;
+}
+
+std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const policy::Policy& policy,
+                                             const placement::Snapshot& snapshot,
+                                             std::ostream& err) {
+  std::vector<metrics::NodeIdentity> nodes = node_identities(snapshot);
+  std::string why_none;
+  std::unique_ptr<metrics::NodeUsageSource> source = make_usage_source(flags, policy, &why_none);
+  if (!source) return usage_without_source(why_none);
+  // The source's message names the file or the server; the prefix names the flag.
+  std::string flag = !flags.usage_file.empty()       ? "--usage"
+                     : !flags.prometheus_url.empty() ? "--prometheus"
+                     : first_load_aware(policy) != nullptr
+                         ? "usage from the policy's LoadAware metrics"
+                         : "usage from the policy's metricsProviders prometheus";
+  try {
+    metrics::UsageMap usage = source->fetch(nodes, usage_request(policy));
+    for (std::string& warning : usage_source_warnings(flags, policy)) {
+      usage.warnings.push_back(std::move(warning));
+    }
+    return usage;
+  } catch (const metrics::UsageError& e) {
+    err << "error: " << flag << ": " << e.what() << "\n";
+  } catch (const std::exception& e) {
+    // A source must only throw UsageError; anything else is still bad input to this report.
+    err << "error: " << flag << ": " << e.what() << "\n";
+  }
+  return std::nullopt;
+}
+
+}  // namespace loadshift::controller

@@ -1,0 +1,325 @@
+#include "placement/scheduler_model.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "placement/inter_pod_rules.h"
+#include "placement/placer.h"
+#include "placement/predicates.h"
+
+namespace loadshift::placement {
+namespace {
+
+constexpr int64_t kMaxNodeScore = 100;
+constexpr int64_t kMaxCustomPriorityScore = 10;
+// schedutil.DefaultMilliCPURequest and DefaultMemoryRequest: what NodeResourcesFit charges a
+// container that requests no cpu or no memory.
+constexpr int64_t kDefaultMilliCpu = 100;
+constexpr int64_t kDefaultMemory = int64_t{200} * 1024 * 1024;
+
+// A container's request with the scheduler's default for an absent (here: zero) cpu or memory.
+int64_t nonzero(const Container& c, std::string_view resource) {
+  int64_t amount = c.requests.get(resource);
+  if (amount != 0) return amount;
+  if (resource == kCpu) return kDefaultMilliCpu;
+  if (resource == kMemory) return kDefaultMemory;
+  return 0;
+}
+
+// The pod's request of cpu or memory as NodeResourcesFit counts it: containers (sidecars
+// included) summed, the max with each init container, plus overhead; defaults for containers
+// that request none.
+int64_t pod_nonzero(const Pod& pod, std::string_view resource) {
+  int64_t sum = 0;
+  for (const Container& c : pod.containers) sum += nonzero(c, resource);
+  int64_t sidecars = 0;
+  int64_t init_max = 0;
+  for (const Container& c : pod.init_containers) {
+    if (c.restart_always) {
+      sidecars += nonzero(c, resource);
+      continue;
+    }
+    init_max = std::max(init_max, sidecars + nonzero(c, resource));
+  }
+  return std::max(sum + sidecars, init_max) + pod.overhead.get(resource);
+}
+
+// noderesources' leastRequestedScore, mostRequestedScore.
+int64_t least_requested(int64_t requested, int64_t capacity) {
+  if (capacity == 0 || requested > capacity) return 0;
+  return (capacity - requested) * kMaxNodeScore / capacity;
+}
+int64_t most_requested(int64_t requested, int64_t capacity) {
+  if (capacity == 0) return 0;
+  requested = std::min(requested, capacity);
+  return requested * kMaxNodeScore / capacity;
+}
+
+// helper.BuildBrokenLinearFunction over the shape scaled to 0..100, at utilization percent `p`.
+int64_t broken_linear(const std::vector<FitScoring::ShapePoint>& shape, int64_t p) {
+  if (shape.empty()) return 0;
+  auto scaled = [](int64_t score) { return score * (kMaxNodeScore / kMaxCustomPriorityScore); };
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (p <= shape[i].utilization) {
+      if (i == 0) return scaled(shape[0].score);
+      const auto& a = shape[i - 1];
+      const auto& b = shape[i];
+      return scaled(a.score) + (scaled(b.score) - scaled(a.score)) * (p - a.utilization) /
+                                   (b.utilization - a.utilization);
+    }
+  }
+  return scaled(shape.back().score);
+}
+
+// framework's DefaultNormalizeScore(MaxNodeScore, reverse, scores).
+void default_normalize(std::vector<int64_t>& scores, bool reverse) {
+  int64_t max = 0;
+  for (int64_t s : scores) max = std::max(max, s);
+  if (max == 0) {
+    if (reverse) std::fill(scores.begin(), scores.end(), kMaxNodeScore);
+    return;
+  }
+  for (int64_t& s : scores) {
+    s = kMaxNodeScore * s / max;
+    if (reverse) s = kMaxNodeScore - s;
+  }
+}
+
+}  // namespace
+
+const char* to_string(FitScoring::Type type) {
+  switch (type) {
+    case FitScoring::Type::kLeastAllocated:
+      return "LeastAllocated";
+    case FitScoring::Type::kMostAllocated:
+      return "MostAllocated";
+    case FitScoring::Type::kRequestedToCapacityRatio:
+      return "RequestedToCapacityRatio";
+  }
+  return "?";
+}
+
+SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profile)
+    : index_(index), profile_(std::move(profile)) {
+  const Snapshot& snapshot = index.snapshot();
+  pod_nonzero_cpu_.resize(snapshot.pods.size());
+  pod_nonzero_memory_.resize(snapshot.pods.size());
+  for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
+    pod_nonzero_cpu_[pod] = pod_nonzero(snapshot.pods[pod], kCpu);
+    pod_nonzero_memory_[pod] = pod_nonzero(snapshot.pods[pod], kMemory);
+  }
+  node_nonzero_cpu_.assign(snapshot.nodes.size(), 0);
+  node_nonzero_memory_.assign(snapshot.nodes.size(), 0);
+  for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    for (PodId pod : index.pods_on(node)) {
+      node_nonzero_cpu_[node] += pod_nonzero_cpu_[pod];
+      node_nonzero_memory_[node] += pod_nonzero_memory_[pod];
+    }
+  }
+}
+
+bool SchedulerModel::recreated(PodId pod) const {
+  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  return owner != nullptr && owner->kind != "DaemonSet" && owner->kind != "Node";
+}
+
+// NodeInfo.NonZeroRequested for cpu and memory (with the ledger's moves in), Requested for the
+// rest: what NodeResourcesFit reads.
+int64_t SchedulerModel::nonzero_requested(NodeId node, std::string_view resource,
+                                          const Ledger& ledger) const {
+  const bool cpu = resource == kCpu;
+  if (!cpu && resource != kMemory) {
+    return index_.requested(node).get(resource) + ledger.reserved(node).get(resource);
+  }
+  int64_t sum = cpu ? node_nonzero_cpu_[node] : node_nonzero_memory_[node];
+  for (PodId moved : ledger.incoming(node)) {
+    sum += cpu ? pod_nonzero_cpu_[moved] : pod_nonzero_memory_[moved];
+  }
+  return sum;
+}
+
+int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) const {
+  const Node& n = index_.snapshot().nodes[node];
+  const FitScoring& fit = profile_.fit;
+  int64_t sum = 0, weights = 0;
+  for (const FitScoring::Resource& r : fit.resources) {
+    int64_t allocatable = n.allocatable.get(r.name);
+    if (allocatable == 0) continue;
+    int64_t request = r.name == kCpu      ? pod_nonzero_cpu_[pod]
+                      : r.name == kMemory ? pod_nonzero_memory_[pod]
+                                          : index_.requests(pod).get(r.name);
+    int64_t requested = nonzero_requested(node, r.name, ledger) + request;
+    int64_t score = 0;
+    switch (fit.type) {
+      case FitScoring::Type::kLeastAllocated:
+        score = least_requested(requested, allocatable);
+        break;
+      case FitScoring::Type::kMostAllocated:
+        score = most_requested(requested, allocatable);
+        break;
+      case FitScoring::Type::kRequestedToCapacityRatio:
+        score = broken_linear(fit.shape, requested * kMaxNodeScore / allocatable);
+        // RequestedToCapacityRatio counts only the resources that score above 0.
+        if (score <= 0) continue;
+        break;
+    }
+    sum += score * r.weight;
+    weights += r.weight;
+  }
+  if (weights == 0) return 0;
+  if (fit.type == FitScoring::Type::kRequestedToCapacityRatio) {
+    return static_cast<int64_t>(std::lround(static_cast<double>(sum) / static_cast<double>(weights)));
+  }
+  return sum / weights;
+}
+
+// NodeResourcesBalancedAllocation: 1 minus the spread of the cpu and memory fractions (requests,
+// without defaults, the pod's included; each capped at 1).
+int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger) const {
+  const Node& n = index_.snapshot().nodes[node];
+  std::vector<double> fractions;
+  for (std::string_view r : {kCpu, kMemory}) {
+    int64_t allocatable = n.allocatable.get(r);
+    if (allocatable == 0) continue;
+    int64_t requested = index_.requested(node).get(r) + ledger.reserved(node).get(r) +
+                        index_.requests(pod).get(r);
+    fractions.push_back(
+        std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable)));
+  }
+  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+  return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
+}
+
+// Volcano's binpack: the resources the pod requests (cpu and memory, weight 1 each), used after
+// placing over allocatable; a resource that would not fit scores 0 but keeps its weight.
+int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledger) const {
+  const Node& n = index_.snapshot().nodes[node];
+  double sum = 0;
+  int64_t weights = 0;
+  for (std::string_view r : {kCpu, kMemory}) {
+    int64_t request = index_.requests(pod).get(r);
+    if (request == 0) continue;
+    ++weights;
+    double allocatable = static_cast<double>(n.allocatable.get(r));
+    double used = static_cast<double>(index_.requested(node).get(r) +
+                                      ledger.reserved(node).get(r) + request);
+    if (allocatable <= 0 || used > allocatable) continue;
+    sum += used / allocatable;
+  }
+  if (weights == 0) return 0;
+  return static_cast<int64_t>(sum / static_cast<double>(weights) *
+                              static_cast<double>(kMaxNodeScore));
+}
+
+int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
+  const Pod& p = index_.snapshot().pods[pod];
+  int64_t count = untolerated_prefer_no_schedule(p, index_.snapshot().nodes[node]);
+  if (node < extra_taint_.size() && extra_taint_[node]) {
+    Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
+    bool tolerated = std::any_of(p.tolerations.begin(), p.tolerations.end(),
+                                 [&](const Toleration& t) { return tolerates(t, ours); });
+    if (!tolerated) ++count;
+  }
+  return count;
+}
+
+std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId> nodes,
+                                              const Ledger& ledger) const {
+  const Placer placer(index_);
+  const Snapshot& snapshot = index_.snapshot();
+  const Pod& p = snapshot.pods[pod];
+  const bool volcano = p.scheduler_name == "volcano";
+  std::vector<NodeScore> out;
+  std::vector<int64_t> taints, affinity, inter_pod, spread;
+  std::vector<bool> spread_missing;
+  const PodInterRules* rules = index_.pod_topology().rules(pod);
+  const NodeId at = ledger.planned_node(pod) != kNoNode ? ledger.planned_node(pod)
+                                                          : index_.node_of(pod);
+  for (NodeId node : nodes) {
+    if (!placer.feasible_replacement(pod, node, ledger)) continue;
+    NodeScore s;
+    s.node = node;
+    s.fit = fit_score(pod, node, ledger);
+    s.balanced = balanced_score(pod, node, ledger);
+    if (volcano) s.binpack = binpack_score(pod, node, ledger);
+    taints.push_back(untolerated_soft_taints(pod, node));
+    affinity.push_back(preferred_affinity_score(p, snapshot.nodes[node]));
+    InterPodScore ip;
+    if (rules != nullptr) ip = score_inter_pod(index_.pod_topology(), *rules, pod, at, node, ledger);
+    inter_pod.push_back(ip.affinity);
+    spread.push_back(static_cast<int64_t>(std::llround(ip.spread)));
+    spread_missing.push_back(ip.spread_missing_key);
+    out.push_back(s);
+  }
+  if (out.empty()) return out;
+  // TaintToleration and NodeAffinity: DefaultNormalizeScore (taints reversed: fewer is better).
+  default_normalize(taints, /*reverse=*/true);
+  default_normalize(affinity, /*reverse=*/false);
+  // InterPodAffinity: (score - min) / (max - min), 0 when all are equal.
+  int64_t lo = *std::min_element(inter_pod.begin(), inter_pod.end());
+  int64_t hi = *std::max_element(inter_pod.begin(), inter_pod.end());
+  // PodTopologySpread: nodes lacking a key score 0; the others max + min - score over max.
+  int64_t spread_lo = 0, spread_hi = 0;
+  bool first = true;
+  for (size_t i = 0; i < out.size(); ++i) {
+    if (spread_missing[i]) continue;
+    spread_lo = first ? spread[i] : std::min(spread_lo, spread[i]);
+    spread_hi = first ? spread[i] : std::max(spread_hi, spread[i]);
+    first = false;
+  }
+  const bool has_spread = rules != nullptr && !rules->soft_spread.empty();
+  const SchedulerProfile& w = profile_;
+  for (size_t i = 0; i < out.size(); ++i) {
+    NodeScore& s = out[i];
+    s.taint = taints[i];
+    s.node_affinity = affinity[i];
+    s.inter_pod = hi > lo ? static_cast<int64_t>(static_cast<double>(kMaxNodeScore) *
+                                                 static_cast<double>(inter_pod[i] - lo) /
+                                                 static_cast<double>(hi - lo))
+                          : 0;
+    if (!has_spread || spread_missing[i]) {
+      s.spread = 0;
+    } else if (spread_hi == 0) {
+      s.spread = kMaxNodeScore;
+    } else {
+      s.spread = kMaxNodeScore * (spread_hi + spread_lo - spread[i]) / spread_hi;
+    }
+    s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
+              w.node_affinity_weight * s.node_affinity + w.inter_pod_weight * s.inter_pod +
+              w.spread_weight * s.spread + (volcano ? w.volcano_binpack_weight * s.binpack : 0);
+  }
+  return out;
+}
+
+Landing SchedulerModel::predict(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                                NodeId also) const {
+  Landing landing;
+  landing.volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
+  std::vector<NodeScore> all = scores(pod, nodes, ledger);
+  landing.feasible = all.size();
+  if (all.empty()) return landing;
+  int64_t top = all.front().total;
+  for (const NodeScore& s : all) top = std::max(top, s.total);
+  landing.score = top;
+  for (const NodeScore& s : all) {
+    if (s.total == top) {
+      landing.best.push_back(s.node);
+      landing.detail.push_back(s);
+    } else if (s.node == also) {
+      landing.detail.push_back(s);
+    }
+  }
+  return landing;
+}
+
+std::string SchedulerModel::describe(const NodeScore& s) const {
+  std::string out = index_.snapshot().nodes[s.node].meta.name + " " + std::to_string(s.total) +
+                    " (fit " + std::to_string(s.fit) + ", balanced " +
+                    std::to_string(s.balanced) + ", taints " + std::to_string(s.taint) +
+                    ", affinity " + std::to_string(s.node_affinity) + ", inter-pod " +
+                    std::to_string(s.inter_pod) + ", spread " + std::to_string(s.spread);
+  if (s.binpack != 0) out += ", binpack " + std::to_string(s.binpack);
+  return out + ")";
+}
+
+}  // namespace loadshift::placement

@@ -1,0 +1,133 @@
+// The scheduler model: where would the cluster's scheduler put the replacement of an evicted pod?
+//
+// A descheduler that sends a pod toward a cold node only to have kube-scheduler, which sees
+// requests and not real load, put the replacement straight back on the hot node evicts the same
+// workload every cycle (ping-pong). This model answers the scheduler's question for a new copy of
+// a pod (its owner's template: same spec), on the cluster as the plan so far leaves it:
+//
+//   filters: the placement core (Placer::feasible_replacement: every rule, the pod's own node
+//            included, where the terminating original still counts), then
+//   scores:  kube-scheduler's default profile, with its weights and normalisations —
+//            NodeResourcesFit (LeastAllocated by default; MostAllocated, RequestedToCapacityRatio
+//            when the profile says so) 1, NodeResourcesBalancedAllocation 1, TaintToleration 3,
+//            NodeAffinity 2, InterPodAffinity 2, PodTopologySpread 2; ImageLocality is off.
+//            A pod whose schedulerName is "volcano" gets Volcano's default scheduler config
+//            instead: nodeorder (the same plugins and weights) plus binpack 1.
+//
+// What it leaves out, on purpose: the scheduler's node sampling (percentageOfNodesToScore: every
+// feasible node is scored), its system-default spreading for pods without constraints, and the
+// random choice among the best: every node with the top score is returned, and a caller treats
+// all of them as possible. Pure: no I/O, no clocks.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "placement/cluster_index.h"
+#include "placement/ledger.h"
+
+namespace loadshift::placement {
+
+// NodeResourcesFitArgs.scoringStrategy of KubeSchedulerConfiguration.
+struct FitScoring {
+  enum class Type { kLeastAllocated, kMostAllocated, kRequestedToCapacityRatio };
+  struct Resource {
+    std::string name;
+    int64_t weight = 1;
+  };
+  // requestedToCapacityRatio.shape: utilization 0..100, score 0..10, utilization ascending.
+  struct ShapePoint {
+    int64_t utilization = 0;
+    int64_t score = 0;
+  };
+  Type type = Type::kLeastAllocated;
+  std::vector<Resource> resources{{"cpu", 1}, {"memory", 1}};
+  std::vector<ShapePoint> shape;
+};
+// "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"
+const char* to_string(FitScoring::Type type);
+
+// The score plugins' weights (0 turns one off) and the fit strategy.
+struct SchedulerProfile {
+  FitScoring fit;
+  int64_t fit_weight = 1;
+  int64_t balanced_weight = 1;
+  int64_t taint_weight = 3;
+  int64_t node_affinity_weight = 2;
+  int64_t inter_pod_weight = 2;
+  int64_t spread_weight = 2;
+  int64_t volcano_binpack_weight = 1;  // Volcano's binpack (cpu 1, memory 1), volcano pods only
+};
+
+// One node's score, plugin by plugin, after normalisation and before weights (0..100 each).
+struct NodeScore {
+  NodeId node = kNoNode;
+  int64_t fit = 0, balanced = 0, taint = 0, node_affinity = 0, inter_pod = 0, spread = 0;
+  int64_t binpack = 0;  // Volcano only
+  int64_t total = 0;    // the weighted sum the scheduler ranks by
+};
+
+struct Landing {
+  // Every node with the top score (the scheduler picks one of them at random), in node order;
+  // empty when no node admits the replacement.
+  std::vector<NodeId> best;
+  int64_t score = 0;      // their total
+  size_t feasible = 0;    // nodes that admit the replacement
+  bool volcano = false;   // scored as Volcano would
+  // The scores of the best nodes and of `also` (predict()'s argument) when it was feasible, for
+  // reasons: "te3 287 (fit 92, balanced 95, ...)".
+  std::vector<NodeScore> detail;
+};
+
+class SchedulerModel {
+ public:
+  // `index` must outlive the model.
+  explicit SchedulerModel(const ClusterIndex& index, SchedulerProfile profile = {});
+  SchedulerModel(const SchedulerModel&) = delete;
+  SchedulerModel& operator=(const SchedulerModel&) = delete;
+
+  // Nodes that carry loadshift's own PreferNoSchedule taint (loadshift.io/overutilized) for the
+  // predictions from now on, besides their own taints; `tainted` is indexed by NodeId (shorter:
+  // the rest carry none).
+  void set_extra_soft_taint(std::vector<bool> tainted) { extra_taint_ = std::move(tainted); }
+  static constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
+
+  // Whether evicting `pod` makes anything create a replacement: a controller owner other than a
+  // DaemonSet or a Node (a mirror pod). A bare pod is gone for good.
+  bool recreated(PodId pod) const;
+
+  // Where the scheduler would put a new copy of `pod`, among `nodes`, on the cluster the index
+  // shows plus `ledger`'s moves (the original still counted on its node). `also` (may be kNoNode)
+  // gets a score detail even when it is not among the best.
+  Landing predict(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                  NodeId also = kNoNode) const;
+
+  // Every feasible node of `nodes` with its scores, in node order (the tests' and the report's
+  // view of predict()).
+  std::vector<NodeScore> scores(PodId pod, std::span<const NodeId> nodes,
+                                const Ledger& ledger) const;
+
+  // "te3 287 (fit 92, balanced 95, taints 100, affinity 0, inter-pod 0, spread 0)"
+  std::string describe(const NodeScore& score) const;
+
+  const SchedulerProfile& profile() const { return profile_; }
+
+ private:
+  int64_t nonzero_requested(NodeId node, std::string_view resource, const Ledger& ledger) const;
+  int64_t fit_score(PodId pod, NodeId node, const Ledger& ledger) const;
+  int64_t balanced_score(PodId pod, NodeId node, const Ledger& ledger) const;
+  int64_t binpack_score(PodId pod, NodeId node, const Ledger& ledger) const;
+  int64_t untolerated_soft_taints(PodId pod, NodeId node) const;
+
+  const ClusterIndex& index_;
+  SchedulerProfile profile_;
+  std::vector<bool> extra_taint_;
+  // Per pod: cpu and memory requests with the scheduler's defaults for containers that request
+  // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.
+  std::vector<int64_t> pod_nonzero_cpu_, pod_nonzero_memory_;
+  std::vector<int64_t> node_nonzero_cpu_, node_nonzero_memory_;
+};
+
+}  // namespace loadshift::placement

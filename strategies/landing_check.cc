@@ -1,0 +1,78 @@
+#include "strategies/landing_check.h"
+
+#include <algorithm>
+
+#include "strategies/watermarks.h"
+
+namespace loadshift::strategies {
+namespace {
+
+const placement::NodeScore* detail_of(const placement::Landing& landing, NodeId node) {
+  for (const placement::NodeScore& s : landing.detail) {
+    if (s.node == node) return &s;
+  }
+  return nullptr;
+}
+
+// " (scheduler score te3 287 (...) vs te8 251 (...))" or, when the target is not feasible for
+// the scheduler model, with the best alone.
+std::string scores_text(const placement::SchedulerModel& model, const placement::Landing& landing,
+                        NodeId chosen, NodeId target) {
+  std::string out = "scheduler score " + model.describe(*detail_of(landing, chosen));
+  if (const placement::NodeScore* t = detail_of(landing, target); t != nullptr && target != chosen) {
+    out += " vs " + model.describe(*t);
+  }
+  if (landing.best.size() > 1) {
+    out += "; " + std::to_string(landing.best.size()) + " nodes tie at the top";
+  }
+  if (landing.volcano) out += "; scored as Volcano";
+  return out;
+}
+
+}  // namespace
+
+LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
+                             const PredictedUsage& predicted, const TargetCaps& caps,
+                             const PodAmounts& load) {
+  LandingVerdict out;
+  const placement::SchedulerModel& model = ctx.scheduler_model(source);
+  if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
+  const placement::Snapshot& snapshot = ctx.snapshot();
+  auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };
+  placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), target);
+  if (landing.best.empty()) {
+    out.problem = "replacement would not be scheduled: no node admits a new copy of the pod "
+                  "(the scheduler model; the placement core accepted " +
+                  name(target) + ")";
+    return out;
+  }
+  std::vector<double> amounts = caps.amounts(load);
+  for (NodeId node : landing.best) {
+    std::string why;
+    if (node == source) {
+      why = "replacement would land back on " + name(node);
+    } else if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
+      why = "replacement would land on hot " + name(node) + " (overutilized)";
+    } else if (!predicted.known(node)) {
+      why = "replacement would land on " + name(node) + ", whose usage is unknown";
+    } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
+      why = "replacement would land on " + name(node) + " and push its " + *resource +
+            " over targetThresholds";
+    }
+    if (!why.empty()) {
+      out.problem = why + ": " + scores_text(model, landing, node, target);
+      return out;
+    }
+  }
+  if (std::find(landing.best.begin(), landing.best.end(), target) != landing.best.end()) {
+    out.landing = target;
+    return out;
+  }
+  out.landing = landing.best.front();
+  out.note = "; the scheduler is predicted to place the replacement on " + name(out.landing) +
+             ", not " + name(target) + " (" + scores_text(model, landing, out.landing, target) +
+             ")";
+  return out;
+}
+
+}  // namespace loadshift::strategies

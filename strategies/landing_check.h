@@ -1,0 +1,37 @@
+// Landing check: before a balance plugin evicts a pod toward a cold target, where will the
+// scheduler really put the replacement? The placement core proves the pod *may* run on the
+// target; kube-scheduler, which ranks nodes by requests and not by real load, may prefer another
+// node — the hot source itself, when it is the least requested (ping-pong). The scheduler model
+// (placement/scheduler_model.h) predicts it on the cluster as the plan so far leaves it. Internal
+// to strategies/.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "strategies/predicted_usage.h"
+#include "strategies/target_search.h"
+
+namespace loadshift::strategies {
+
+struct LandingVerdict {
+  // Where the plan counts the replacement: the target when the scheduler may pick it, else the
+  // predicted node; kNoNode for a pod nothing recreates. Meaningful when `problem` is empty.
+  NodeId landing = placement::kNoNode;
+  // Why the pod must stay, as a skip reason: "replacement would land back on te3: ...",
+  // "replacement would land on hot te2: ...". Empty: the eviction may go ahead.
+  std::string problem;
+  // When the landing differs from the target: "; the scheduler is predicted to place the
+  // replacement on te7 (score ...), not te8 (...)"; else empty.
+  std::string note;
+};
+
+// Checks every node the scheduler may pick for the replacement of `pod` (all nodes tied at the
+// top score): none may be `source`, a node classed overutilized, a node whose usage is unknown
+// (`predicted` does not know it), or a node that `caps` would see pushed over its
+// targetThresholds by `load`.
+LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
+                             const PredictedUsage& predicted, const TargetCaps& caps,
+                             const PodAmounts& load);
+
+}  // namespace loadshift::strategies
