@@ -35,6 +35,9 @@ struct EvictionDecision {
   std::string strategy;  // plugin name, e.g. "LoadAware"
   // For a person: "te3 cpu 92.0% > 80%: evict default/x (est. 0.5 cpu) -> te5 (cpu 21% -> 27%)"
   std::string reason;
+
+  // Where the plan counts the pod after the move: `landing` when predicted, else `target`.
+  NodeId placed() const { return landing != placement::kNoNode ? landing : target; }
 };
 
 struct SkippedPod {

@@ -111,7 +111,7 @@ void fill_usage_after(PlanContext& ctx) {
   };
   for (const EvictionDecision& e : plan.evictions) {
     write(e.node);
-    write(e.target);
+    write(e.placed());
   }
 }
 

@@ -131,7 +131,7 @@ void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts
     // A finished pod was never counted on its node (no usage, no requests): removing it frees
     // nothing.
     if (snapshot_.pods[decision.pod].terminated()) continue;
-    move(decision.node, decision.target, load(decision.pod));
+    move(decision.node, decision.placed(), load(decision.pod));
   }
 }
 

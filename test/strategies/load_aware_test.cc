@@ -73,6 +73,9 @@ TEST_CASE("LoadAware keeps a pod without a target and says why") {
 
 TEST_CASE("LoadAware never pushes a target over its own targetThresholds") {
   BalanceRun r;
+  // The target search alone: the scheduler model ties idle-1 and idle-2 (both empty), so with
+  // landing prediction the pod would stay (landing_check_test.cc covers that).
+  r.f.options.predict_landing = false;
   r.f.snapshot.nodes = {make_node("hot"), make_node("idle-1"), make_node("idle-2")};
   r.f.snapshot.pods = {owned_pod("big", "hot", 18000)};  // 56.25% of a node
   SECTION("the fuller underutilized node would pass 80%: the other one is used") {
@@ -106,6 +109,7 @@ TEST_CASE("LoadAware deviation mode classifies around the mean of real usage") {
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("a"), make_node("b"), make_node("c"), make_node("d")};
   r.f.snapshot.pods = {owned_pod("p", "a", 4000)};
+  r.f.options.predict_landing = false;  // classification is the subject: b, c, d tie for the scheduler
   // Mean cpu 50: low 40, high 60.
   r.f.usage = usage_of({{"a", {70, 10}}, {"b", {50, 10}}, {"c", {30, 10}}, {"d", {50, 10}}});
   policy::LoadAwareArgs args = seed_load_aware_args();
@@ -160,6 +164,9 @@ TEST_CASE("LoadAware sustainedFor: a node hot for the whole period moves, a spik
 
 TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
   BalanceRun r;
+  // Coverage is the subject; with landing prediction the replacement could land on te8, whose
+  // usage is unknown, and the pod would stay.
+  r.f.options.predict_landing = false;
   std::vector<std::pair<std::string, std::pair<double, double>>> known;
   for (int i = 1; i <= 8; ++i) r.f.snapshot.nodes.push_back(make_node("te" + std::to_string(i)));
   r.f.snapshot.pods = {owned_pod("p", "te3", 4000)};
@@ -194,6 +201,7 @@ TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
 
 TEST_CASE("LoadAware without minNodeCoverage lets 10% of a big cluster lack usage data") {
   BalanceRun r;
+  r.f.options.predict_landing = false;  // coverage is the subject (see the test above)
   std::vector<std::pair<std::string, std::pair<double, double>>> known;
   std::vector<std::pair<std::string, std::string>> unknown;
   for (int i = 1; i <= 40; ++i) r.f.snapshot.nodes.push_back(make_node("n" + std::to_string(i)));
@@ -233,6 +241,17 @@ TEST_CASE("LoadAware never uses a node without usage data as source or target") 
 
   r.f.snapshot.nodes.push_back(make_node("idle"));
   r.f.usage.nodes["idle"].cpu.percent = 5;
+  // idle is a target, but the scheduler ranks dark-empty as high (both without requests): the
+  // replacement may land where nobody knows the usage, so the pod stays.
+  CHECK(r.run(&strategies::run_load_aware, args).empty());
+  CHECK(r.skip("a").rfind("replacement would land on dark-empty, whose usage is unknown: "
+                          "scheduler score dark-empty ",
+                          0) == 0);
+  // dark-empty, busy and idle have no requests: the scheduler may pick any of the three.
+  CHECK(r.skip("a").find(" vs idle 487 (") != std::string::npos);
+  CHECK(r.skip("a").find("; 3 nodes tie at the top") != std::string::npos);
+  // Without the prediction (the comparison), the target search alone sends it to idle.
+  r.f.options.predict_landing = false;
   CHECK(r.run(&strategies::run_load_aware, args) == Moves{"a->idle"});
 }
 

@@ -10,6 +10,7 @@
 
 #include <map>
 #include <random>
+#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -152,8 +153,8 @@ void add_profile(policy::Policy& policy, const std::string& plugin, policy::Plug
 std::string plan_text(const Snapshot& snapshot, const strategies::Plan& plan) {
   std::ostringstream out;
   for (const auto& e : plan.evictions) {
-    out << "evict " << snapshot.pods[e.pod].key() << " " << e.node << "->" << e.target << " "
-        << e.reason << "\n";
+    out << "evict " << snapshot.pods[e.pod].key() << " " << e.node << "->" << e.target << " ("
+        << e.landing << ") " << e.reason << "\n";
   }
   for (const auto& s : plan.skipped) out << "skip " << snapshot.pods[s.pod].key() << " " << s.reason << "\n";
   for (const auto& n : plan.nodes) {
@@ -193,11 +194,20 @@ void check_plan(const RandomCluster& c, const placement::ClusterIndex& index,
     REQUIRE(e.target != placement::kNoNode);
     placement::Verdict verdict = placer.fits(e.pod, e.target, ledger);
     CHECK(verdict.describe() == "fits");
-    ledger.reserve(e.pod, e.node, e.target, index.requests(e.pod));
+    // The plan counts the pod where the scheduler model says its replacement lands: never back
+    // on the source, never on a hot node, a node that admits it.
+    const NodeId placed = e.landing != placement::kNoNode ? e.landing : e.target;
+    if (placed != e.target) {
+      CHECK(placer.fits(e.pod, placed, ledger).describe() == "fits");
+      CHECK(plan.nodes[placed].node_class != strategies::NodeClass::kOverutilized);
+      CHECK(plan.nodes[placed].node_class != strategies::NodeClass::kUnknown);
+    }
+    CHECK(placed != e.node);
+    ledger.reserve(e.pod, e.node, placed, index.requests(e.pod));
 
     CHECK(strategies::pod_priority(s, pod) < kPriorityThreshold);
 
-    for (NodeId node : {e.node, e.target}) {
+    for (NodeId node : {e.node, e.target, placed}) {
       const std::string& name = s.nodes[node].meta.name;
       CHECK(c.usage.find(name) != nullptr);
       CHECK(s.nodes[node].conditions[0].status == "True");
@@ -225,13 +235,13 @@ void check_plan(const RandomCluster& c, const placement::ClusterIndex& index,
             *plugin_limits.workload);
     }
 
-    const Node& target = s.nodes[e.target];
+    const Node& target = s.nodes[placed];
     std::pair<double, double> load =
         real_usage ? load_of(index, c.usage, e.pod)
                    : std::pair<double, double>{static_cast<double>(index.requests(e.pod).cpu_milli),
                                                static_cast<double>(index.requests(e.pod).memory)};
-    added[e.target].first += 100.0 * load.first / static_cast<double>(target.allocatable.cpu_milli);
-    added[e.target].second += 100.0 * load.second / static_cast<double>(target.allocatable.memory);
+    added[placed].first += 100.0 * load.first / static_cast<double>(target.allocatable.cpu_milli);
+    added[placed].second += 100.0 * load.second / static_cast<double>(target.allocatable.memory);
   }
   if (c.policy.max_pods_to_evict_total) {
     CHECK(plan.evictions.size() <= *c.policy.max_pods_to_evict_total);
@@ -261,6 +271,11 @@ void check_plan(const RandomCluster& c, const placement::ClusterIndex& index,
 }  // namespace
 
 TEST_CASE("LoadAware plans over random clusters keep every invariant") {
+  // With landing prediction (the default) and without it (every target the core accepts).
+  const bool predict = GENERATE(true, false);
+  INFO("landing prediction " << (predict ? "on" : "off"));
+  strategies::PlanOptions options;
+  options.predict_landing = predict;
   size_t evictions = 0, plans_with_evictions = 0;
   for (uint32_t seed = 1; seed <= 300; ++seed) {
     INFO("seed " << seed);
@@ -269,7 +284,7 @@ TEST_CASE("LoadAware plans over random clusters keep every invariant") {
     policy::LoadAwareArgs args = gen.load_aware_args();
     add_profile(c.policy, "LoadAware", args);
     placement::ClusterIndex index(c.snapshot, strategies::placement_options(c.policy));
-    strategies::Plan plan = strategies::make_plan(index, c.usage, c.policy);
+    strategies::Plan plan = strategies::make_plan(index, c.usage, c.policy, options);
     check_plan(c, index, plan,
                {args.eviction_limits.node, args.eviction_limits.namespace_,
                 args.eviction_limits.workload},
@@ -288,15 +303,16 @@ TEST_CASE("LoadAware plans over random clusters keep every invariant") {
               (training ? args.node_pools[0].target_thresholds : args.target_thresholds));
       }
     }
-    strategies::Plan again = strategies::make_plan(index, c.usage, c.policy);
+    strategies::Plan again = strategies::make_plan(index, c.usage, c.policy, options);
     CHECK(plan_text(c.snapshot, plan) == plan_text(c.snapshot, again));
     evictions += plan.evictions.size();
     plans_with_evictions += !plan.evictions.empty();
   }
-  // The generator must exercise the planner, not only its early exits.
-  // Seeds 1..300 gave 132 evictions in 56 plans when written.
-  CHECK(plans_with_evictions >= 40);
-  CHECK(evictions >= 100);
+  // The generator must exercise the planner, not only its early exits. Seeds 1..300 gave 132
+  // evictions in 56 plans without prediction when written, 71 in 37 with it (the scheduler model
+  // sends many replacements back to their source or to hot nodes: those pods stay).
+  CHECK(plans_with_evictions >= (predict ? 25u : 40u));
+  CHECK(evictions >= (predict ? 50u : 100u));
 }
 
 TEST_CASE("LowNodeUtilization plans over random clusters keep every invariant") {

@@ -1,0 +1,244 @@
+// The scheduler model against kube-scheduler scores computed by hand from the plugins' formulas
+// (noderesources least/most allocated and requested-to-capacity ratio, balanced allocation,
+// TaintToleration and NodeAffinity with DefaultNormalizeScore, default weights).
+#include "placement/scheduler_model.h"
+
+#include <catch2/catch.hpp>
+
+#include "placement/cluster_index.h"
+#include "test/placement/builders.h"
+
+namespace loadshift::testing {
+namespace {
+
+constexpr int64_t kGi = int64_t{1} << 30;
+
+OwnerReference replica_set(const std::string& name) {
+  OwnerReference owner;
+  owner.api_version = "apps/v1";
+  owner.kind = "ReplicaSet";
+  owner.name = name;
+  owner.uid = name + "-uid";
+  owner.controller = true;
+  return owner;
+}
+
+// a: 4 cpu / 8Gi with a 1 cpu / 2Gi pod; b: 4 cpu / 8Gi with 3 cpu / 4Gi. The moving pod asks for
+// 500m / 1Gi and runs on c (8 cpu / 16Gi, empty but for it).
+Snapshot two_nodes_and_home() {
+  Snapshot s;
+  s.nodes.push_back(make_node("a", 4000, 8 * kGi));
+  s.nodes.push_back(make_node("b", 4000, 8 * kGi));
+  s.nodes.push_back(make_node("c", 8000, 16 * kGi));
+  s.pods.push_back(make_pod("on-a", 1000, 2 * kGi, "a"));
+  s.pods.push_back(make_pod("on-b", 3000, 4 * kGi, "b"));
+  Pod mover = make_pod("mover", 500, 1 * kGi, "c");
+  mover.owners.push_back(replica_set("web-1"));
+  s.pods.push_back(mover);
+  return s;
+}
+
+const NodeScore& score_of(const std::vector<NodeScore>& scores, NodeId node) {
+  for (const NodeScore& s : scores) {
+    if (s.node == node) return s;
+  }
+  FAIL("node " << node << " not scored");
+  return scores.front();
+}
+
+const std::vector<NodeId> kAll{0, 1, 2};
+
+}  // namespace
+
+TEST_CASE("LeastAllocated and BalancedAllocation as kube-scheduler computes them") {
+  Snapshot s = two_nodes_and_home();
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+  REQUIRE(scores.size() == 3);
+  // a: cpu (4000-1500)*100/4000 = 62 (integer division), memory (8-3)*100/8 = 62 -> 62.
+  // Balanced: cpu 1500/4000 = 0.375, memory 3/8 = 0.375 -> std 0 -> 100.
+  CHECK(score_of(scores, 0).fit == 62);
+  CHECK(score_of(scores, 0).balanced == 100);
+  // b: cpu (4000-3500)*100/4000 = 12, memory (8-5)*100/8 = 37 -> (12+37)/2 = 24.
+  // Balanced: 0.875 and 0.625 -> std 0.125 -> 87 (int of 87.5).
+  CHECK(score_of(scores, 1).fit == 24);
+  CHECK(score_of(scores, 1).balanced == 87);
+  // c, the pod's own node, where the original still counts while it terminates: cpu 1000 of
+  // 8000 -> 87, memory 2 of 16 -> 87.
+  CHECK(score_of(scores, 2).fit == 87);
+  // No taints, no affinity: TaintToleration normalises all to 100, NodeAffinity leaves 0.
+  CHECK(score_of(scores, 0).taint == 100);
+  CHECK(score_of(scores, 0).node_affinity == 0);
+  // Default weights: fit 1, balanced 1, taints 3.
+  CHECK(score_of(scores, 0).total == 62 + 100 + 300);
+  CHECK(score_of(scores, 1).total == 24 + 87 + 300);
+
+  Landing landing = model.predict(2, kAll, ledger);
+  REQUIRE(landing.best == std::vector<NodeId>{2});
+  CHECK(landing.score == 87 + 100 + 300);
+  CHECK(landing.feasible == 3);
+}
+
+TEST_CASE("NodeResourcesFit charges 100m and 200Mi to a container that requests nothing") {
+  Snapshot s;
+  s.nodes.push_back(make_node("a", 1000, 1000 * (int64_t{1} << 20)));
+  s.nodes.push_back(make_node("home", 1000, 1000 * (int64_t{1} << 20)));
+  Pod pod = make_pod("besteffort", 0, 0, "home");
+  pod.owners.push_back(replica_set("be"));
+  s.pods.push_back(pod);
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  std::vector<NodeScore> scores = model.scores(0, std::vector<NodeId>{0, 1}, ledger);
+  // a: cpu (1000-100)*100/1000 = 90, memory (1000-200)*100/1000 = 80 -> 85.
+  CHECK(score_of(scores, 0).fit == 85);
+  // home also counts the original: cpu 200 -> 80, memory 400Mi -> 60 -> 70.
+  CHECK(score_of(scores, 1).fit == 70);
+  // BalancedAllocation reads real requests: 0 and 0 -> 100.
+  CHECK(score_of(scores, 0).balanced == 100);
+}
+
+TEST_CASE("MostAllocated and RequestedToCapacityRatio, with resource weights") {
+  Snapshot s = two_nodes_and_home();
+  ClusterIndex index(s);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  SECTION("MostAllocated") {
+    SchedulerProfile profile;
+    profile.fit.type = FitScoring::Type::kMostAllocated;
+    profile.fit.resources = {{"cpu", 3}, {"memory", 1}};
+    SchedulerModel model(index, profile);
+    std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+    // a: cpu 1500*100/4000 = 37, memory 3*100/8 = 37 -> (37*3+37)/4 = 37.
+    CHECK(score_of(scores, 0).fit == 37);
+    // b: cpu 3500 -> 87, memory 5/8 -> 62 -> (87*3+62)/4 = 80 (323/4).
+    CHECK(score_of(scores, 1).fit == 80);
+    Landing landing = model.predict(2, kAll, ledger);
+    // b: 80 + 87 + 300 = 467; a: 37 + 100 + 300 = 437; c: 12 + 100 + 300 = 412.
+    CHECK(landing.best == std::vector<NodeId>{1});
+  }
+  SECTION("RequestedToCapacityRatio: shape (0,0) (100,10) scaled to 0..100") {
+    SchedulerProfile profile;
+    profile.fit.type = FitScoring::Type::kRequestedToCapacityRatio;
+    profile.fit.shape = {{0, 0}, {100, 10}};
+    SchedulerModel model(index, profile);
+    std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+    // a: utilization cpu 37, memory 37 -> 37 and 37 -> round(74/2) = 37.
+    CHECK(score_of(scores, 0).fit == 37);
+    // b: cpu 87, memory 62 -> round(149/2) = 75 (74.5 rounds away from zero).
+    CHECK(score_of(scores, 1).fit == 75);
+  }
+}
+
+TEST_CASE("TaintToleration and NodeAffinity are normalised over the feasible nodes") {
+  Snapshot s = two_nodes_and_home();
+  s.nodes[0].taints.push_back({"soft", "x", TaintEffect::kPreferNoSchedule});
+  s.nodes[0].taints.push_back({"soft2", "y", TaintEffect::kPreferNoSchedule});
+  s.nodes[1].taints.push_back({"soft", "x", TaintEffect::kPreferNoSchedule});
+  PreferredSchedulingTerm prefer;
+  prefer.weight = 7;
+  prefer.preference.match_expressions.push_back(
+      req("kubernetes.io/hostname", SelectorOperator::kIn, {"b"}));
+  s.pods[2].node_affinity.preferred.push_back(prefer);
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+  // Untolerated counts 2, 1, 0; max 2 -> reversed: 100 - 100*2/2 = 0, 100 - 50 = 50, 100.
+  CHECK(score_of(scores, 0).taint == 0);
+  CHECK(score_of(scores, 1).taint == 50);
+  CHECK(score_of(scores, 2).taint == 100);
+  // Preferred weight 7 on b only -> b 100, the others 0.
+  CHECK(score_of(scores, 1).node_affinity == 100);
+  CHECK(score_of(scores, 0).node_affinity == 0);
+  // b: 24 + 87 + 3*50 + 2*100 = 461; c: 87 + 100 + 300 = 487.
+  CHECK(score_of(scores, 1).total == 461);
+  CHECK(model.predict(2, kAll, ledger).best == std::vector<NodeId>{2});
+
+  SECTION("a tolerated soft taint does not count") {
+    s.pods[2].tolerations.push_back(tolerate("soft", "x", TaintEffect::kPreferNoSchedule));
+    ClusterIndex tolerant(s);
+    SchedulerModel m(tolerant);
+    std::vector<NodeScore> t = m.scores(2, kAll, ledger);
+    // Counts 1, 0, 0 -> 0, 100, 100.
+    CHECK(score_of(t, 0).taint == 0);
+    CHECK(score_of(t, 1).taint == 100);
+  }
+  SECTION("loadshift's own soft taint on the pod's node sends the replacement elsewhere") {
+    SchedulerModel m(index);
+    m.set_extra_soft_taint({false, false, true});
+    std::vector<NodeScore> t = m.scores(2, kAll, ledger);
+    // Counts 2, 1, 1 -> 0, 50, 50: b 24 + 87 + 150 + 200 = 461 beats c 87 + 100 + 150 = 337.
+    CHECK(score_of(t, 2).taint == 50);
+    CHECK(m.predict(2, kAll, ledger).best == std::vector<NodeId>{1});
+  }
+}
+
+TEST_CASE("ties, the pod's own node, and what nothing recreates") {
+  Snapshot s;
+  s.nodes.push_back(make_node("a", 4000, 8 * kGi));
+  s.nodes.push_back(make_node("b", 4000, 8 * kGi));
+  s.nodes.push_back(make_node("home", 4000, 8 * kGi));
+  Pod pod = make_pod("p", 1000, 1 * kGi, "home");
+  pod.owners.push_back(replica_set("rs"));
+  s.pods.push_back(pod);
+  Pod bare = make_pod("bare", 100, kGi, "home");
+  s.pods.push_back(bare);
+  Pod daemon = make_pod("daemon", 100, kGi, "home");
+  OwnerReference ds = replica_set("ds");
+  ds.kind = "DaemonSet";
+  daemon.owners.push_back(ds);
+  s.pods.push_back(daemon);
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  Landing landing = model.predict(0, kAll, ledger);
+  // a and b are equal and emptier than home (which keeps the original while it terminates).
+  CHECK(landing.best == std::vector<NodeId>{0, 1});
+  CHECK(model.recreated(0));
+  CHECK_FALSE(model.recreated(1));
+  CHECK_FALSE(model.recreated(2));
+
+  SECTION("a host port the original holds keeps the replacement off its node") {
+    s.pods[0].host_ports = {8080};
+    s.nodes[0].unschedulable = true;
+    s.nodes[1].unschedulable = true;
+    ClusterIndex ports(s);
+    SchedulerModel m(ports);
+    Landing l = m.predict(0, kAll, ledger);
+    CHECK(l.best.empty());
+    CHECK(l.feasible == 0);
+  }
+}
+
+TEST_CASE("Volcano pods get binpack besides nodeorder") {
+  Snapshot s = two_nodes_and_home();
+  s.pods[2].scheduler_name = "volcano";
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+  // binpack on b: cpu 3500/4000 = 0.875, memory 5/8 = 0.625 -> 0.75 -> 75.
+  CHECK(score_of(scores, 1).binpack == 75);
+  // a: 0.375 and 0.375 -> 37.
+  CHECK(score_of(scores, 0).binpack == 37);
+  CHECK(score_of(scores, 1).total == 24 + 87 + 300 + 75);
+  CHECK(model.predict(2, kAll, ledger).volcano);
+}
+
+TEST_CASE("the ledger's planned moves count where they land") {
+  Snapshot s = two_nodes_and_home();
+  Pod other = make_pod("other", 2000, 2 * kGi, "c");
+  other.owners.push_back(replica_set("web-2"));
+  s.pods.push_back(other);
+  ClusterIndex index(s);
+  SchedulerModel model(index);
+  Ledger ledger(s.nodes.size(), &index.pod_topology());
+  ledger.reserve(3, 2, 0, index.requests(3));  // other: c -> a
+  std::vector<NodeScore> scores = model.scores(2, kAll, ledger);
+  // a now holds 1000 + 2000 + 500 = 3500 cpu -> 12; 2 + 2 + 1 = 5Gi -> 37 -> 24.
+  CHECK(score_of(scores, 0).fit == 24);
+}
+
+}  // namespace loadshift::testing
