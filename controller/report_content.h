@@ -38,9 +38,9 @@ struct NodeRow {
 struct EvictionRow {
   std::string namespace_, pod, node;
   std::string target;  // empty: no target (a finished pod: nothing is placed)
-  // Where the scheduler model predicts the replacement lands, when it differs from `target`.
-  std::string landing;
   std::string strategy, reason;
+  // Where the scheduler model predicts the replacement lands, when it differs from `target`.
+  std::string landing = {};
 };
 
 struct SkipRow {

@@ -1,12 +1,13 @@
 // LoadAware args: the Volcano descheduler's LoadAwareUtilizationArgs, read strictly, plus
 // loadshift's extensions (sustainedFor, nodePools, usagePoolLabel, resourceWeights,
-// evictionLimits, gang, gpu). The metrics block lives in load_aware_metrics.cc.
+// evictionLimits, gang, gpu, schedulerScoring). The metrics block lives in load_aware_metrics.cc.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "policy/load_aware_metrics.h"
 #include "policy/plugin_schemas.h"
+#include "policy/scheduler_scoring_args.h"
 #include "policy/shared_args.h"
 
 namespace loadshift::policy {
@@ -272,6 +273,7 @@ PluginArgs read_load_aware_args(FieldReader& args) {
   }
   out.resource_weights = read_resource_weights(args, low, out.resource_weights);
   read_limits_gang_gpu(args, out);
+  out.scheduler_scoring = read_scheduler_scoring(args);
   args.finish();
   return out;
 }
@@ -339,6 +341,7 @@ void write_load_aware_args(const PluginArgs& plugin_args, YAML::Emitter& out) {
   out << YAML::Key << "vendorPrefixes" << YAML::Value;
   emit_string_list(out, args.gpu_vendor_prefixes);
   out << YAML::EndMap;
+  write_scheduler_scoring(args.scheduler_scoring, out);
   out << YAML::EndMap;
 }
 

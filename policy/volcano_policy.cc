@@ -112,6 +112,10 @@ void write_load_aware(const LoadAwareArgs& args, bool evictor_node_fit, YAML::Em
   if (!args.node_pools.empty()) {
     lost.add(where, "nodePools: Volcano applies one pair of watermarks to every node");
   }
+  if (args.scheduler_scoring != defaults.scheduler_scoring) {
+    lost.add(where, "schedulerScoring " + args.scheduler_scoring.type +
+                        ": Volcano does not predict where replacements land");
+  }
   if (args.resource_weights != defaults.resource_weights) {
     lost.add(where, "resourceWeights: Volcano orders nodes by an unweighted sum");
   }

@@ -10,6 +10,7 @@ packages=(
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
   prometheus libcpp-httplib-dev libssl-dev
   yamllint python3-yaml
+  librsvg2-bin
 )
 # test/deploy/render_test.sh also needs kubectl (kustomize built in). It is not in Debian's
 # archive: the machine image brings it, and the test fails with a message when it is missing.

@@ -27,14 +27,14 @@ struct EvictionDecision {
   NodeId node = placement::kNoNode;    // where it runs now
   NodeId target = placement::kNoNode;  // where the placement core proved it fits (kNoNode only
                                        // for a finished pod: nothing is placed)
-  // Where the scheduler model predicts the replacement lands (placement/scheduler_model.h), when
-  // the plugin asked it (LoadAware with PlanOptions::predict_landing); kNoNode otherwise. The plan
-  // counts the pod there (Ledger, predicted usage); it may differ from `target`.
-  NodeId landing = placement::kNoNode;
   std::string profile;
   std::string strategy;  // plugin name, e.g. "LoadAware"
   // For a person: "te3 cpu 92.0% > 80%: evict default/x (est. 0.5 cpu) -> te5 (cpu 21% -> 27%)"
   std::string reason;
+  // Where the scheduler model predicts the replacement lands (placement/scheduler_model.h), when
+  // the plugin asked it (LoadAware with PlanOptions::predict_landing); kNoNode otherwise. The plan
+  // counts the pod there (Ledger, predicted usage); it may differ from `target`.
+  NodeId landing = placement::kNoNode;
 
   // Where the plan counts the pod after the move: `landing` when predicted, else `target`.
   NodeId placed() const { return landing != placement::kNoNode ? landing : target; }

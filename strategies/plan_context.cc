@@ -267,7 +267,7 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   const placement::Pod& p = index_.snapshot().pods[pod];
   const NodeId from = index_.node_of(pod);
   plan_.evictions.push_back(
-      EvictionDecision{pod, from, target, landing, profile, strategy, std::move(reason)});
+      EvictionDecision{pod, from, target, profile, strategy, std::move(reason), landing});
   const NodeId placed = landing != placement::kNoNode ? landing : target;
   if (placed != placement::kNoNode) ledger_.reserve(pod, from, placed, index_.requests(pod));
   evicted_.insert(pod);

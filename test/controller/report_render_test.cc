@@ -45,7 +45,7 @@ TEST_CASE("report json: exactly the contract's keys, in its order", "[report]") 
   }
   REQUIRE(doc["evictions"].size() == 2);
   for (const auto& e : doc["evictions"]) {
-    CHECK(keys(e) == Names{"namespace", "pod", "node", "target", "strategy", "reason"});
+    CHECK(keys(e) == Names{"namespace", "pod", "node", "target", "landing", "strategy", "reason"});
   }
   REQUIRE(doc["skipped"].size() == 3);
   for (const auto& s : doc["skipped"]) {
@@ -293,4 +293,19 @@ TEST_CASE("report table: column headers say what the figures are", "[report]") {
   std::string metric = table({row("c", Figures::kMetric, {}, 70)});
   CHECK_THAT(metric, Catch::Contains("METRICRESOURCE"));
   CHECK_THAT(metric, !Catch::Contains("CPU"));
+}
+
+TEST_CASE("report: a predicted landing other than the target is shown in every format",
+          "[report]") {
+  ReportFixture f;
+  f.plan.evictions[0].landing = 2;  // the scheduler model says n3, the core chose n2
+  nlohmann::ordered_json doc = report_json(*f.index, f.plan);
+  CHECK(doc["evictions"][0]["target"] == "n2");
+  CHECK(doc["evictions"][0]["landing"] == "n3");
+  CHECK(doc["evictions"][1]["landing"].is_null());
+  CHECK_THAT(render(f, ReportFormat::kTable), Catch::Contains("n1 -> n2 (scheduler: n3)"));
+  CHECK_THAT(render(f, ReportFormat::kMarkdown), Catch::Contains("n2 (scheduler: n3)"));
+  // A landing equal to the target is not repeated.
+  f.plan.evictions[0].landing = 1;
+  CHECK(report_json(*f.index, f.plan)["evictions"][0]["landing"].is_null());
 }

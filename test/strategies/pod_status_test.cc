@@ -425,8 +425,8 @@ TEST_CASE("a finished pod's eviction frees nothing in the predicted usage", "[po
   Pod moved = workload_pod("moved", 4000, "te1");
   snapshot.pods = {failed, moved};
   strategies::Plan plan;
-  plan.evictions = {{0, 0, placement::kNoNode, placement::kNoNode, "p", "RemoveFailedPods", ""},
-                    {1, 0, 1, placement::kNoNode, "p", "PodLifeTime", ""}};
+  plan.evictions = {{0, 0, placement::kNoNode, "p", "RemoveFailedPods", ""},
+                    {1, 0, 1, "p", "PodLifeTime", ""}};
   strategies::PredictedUsage usage(snapshot, {"cpu", "memory"});
   usage.set(0, {{"cpu", 50}, {"memory", 50}});
   usage.set(1, {{"cpu", 10}, {"memory", 10}});
