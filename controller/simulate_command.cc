@@ -84,8 +84,8 @@ void write_table(const SimulationResult& r, const SimulationOptions& o, std::ost
     out << line;
   }
   out << "\n  MAX: the hottest node; SD: standard deviation over the nodes with usage (after the "
-         "cycle's moves)\n  ELSEWH.: replacements the scheduler put elsewhere than the plan's "
-         "target; UNPLACED: no node admitted them\n  TWICE: pods moved two times or more so far; "
+         "cycle's moves)\n  ELSEWH.: replacements the scheduler put elsewhere than the plan "
+         "counted them (its landing, else its target); UNPLACED: no node admitted them\n  TWICE: pods moved two times or more so far; "
          "MOVED BACK: moves onto a node the pod had left\n\n";
   if (r.converged_after) {
     out << "converged: no eviction after cycle " << *r.converged_after << "\n";

@@ -206,13 +206,10 @@ class Simulation {
 
       placement::SchedulerModel model(index, strategies::scheduler_profile(policy_));
       if (options_.soft_taint_hot_nodes) {
-        // As the controller does: every overutilized node the plan evicts from is tainted.
+        // As the controller does: every node the plan classes overutilized is tainted.
         std::vector<bool> tainted(cluster_.nodes.size());
-        for (const strategies::EvictionDecision& d : plan.evictions) {
-          if (d.node != placement::kNoNode &&
-              plan.nodes[d.node].node_class == strategies::NodeClass::kOverutilized) {
-            tainted[d.node] = true;
-          }
+        for (NodeId node = 0; node < tainted.size(); ++node) {
+          tainted[node] = plan.nodes[node].node_class == strategies::NodeClass::kOverutilized;
         }
         model.set_extra_soft_taint(std::move(tainted));
       }
@@ -238,7 +235,7 @@ class Simulation {
         // kube-scheduler picks one of the best at random; the seed makes it repeatable.
         NodeId chosen = landing.best[rng_() % landing.best.size()];
         scheduled.reserve(d.pod, d.node, chosen, index.requests(d.pod));
-        if (chosen != d.target) ++stats.elsewhere;
+        if (chosen != d.placed()) ++stats.elsewhere;
         moves.emplace_back(d.pod, chosen);
       }
     }

@@ -35,7 +35,7 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
                              const PredictedUsage& predicted, const TargetCaps& caps,
                              const PodAmounts& load) {
   LandingVerdict out;
-  const placement::SchedulerModel& model = ctx.scheduler_model(source);
+  const placement::SchedulerModel& model = ctx.scheduler_model();
   if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
   const placement::Snapshot& snapshot = ctx.snapshot();
   auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };

@@ -112,8 +112,8 @@ struct PlanOptions {
   // its own node, a hot node, or a node whose usage is unknown. Off only for comparisons.
   bool predict_landing = true;
   // The controller puts loadshift.io/overutilized:PreferNoSchedule on every node the plan classes
-  // overutilized and evicts from, while their evictions settle (run --soft-taint-hot-nodes): the
-  // scheduler model counts that taint on those nodes.
+  // overutilized, before it evicts, and removes it when the node cools (run
+  // --soft-taint-hot-nodes): the scheduler model counts that taint on those nodes.
   bool soft_taint_hot_nodes = false;
 };
 

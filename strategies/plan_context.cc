@@ -226,7 +226,7 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
   return std::nullopt;
 }
 
-const placement::SchedulerModel& PlanContext::scheduler_model(NodeId source) {
+const placement::SchedulerModel& PlanContext::scheduler_model() {
   if (!scheduler_model_) {
     scheduler_model_ =
         std::make_unique<placement::SchedulerModel>(index_, scheduler_profile(policy_));
@@ -234,8 +234,7 @@ const placement::SchedulerModel& PlanContext::scheduler_model(NodeId source) {
   if (options_.soft_taint_hot_nodes) {
     std::vector<bool> hot(plan_.nodes.size());
     for (size_t node = 0; node < plan_.nodes.size(); ++node) {
-      hot[node] = plan_.nodes[node].node_class == NodeClass::kOverutilized &&
-                  (evicted_per_node_[node] > 0 || node == source);
+      hot[node] = plan_.nodes[node].node_class == NodeClass::kOverutilized;
     }
     scheduler_model_->set_extra_soft_taint(std::move(hot));
   }

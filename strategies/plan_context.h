@@ -66,11 +66,10 @@ class PlanContext {
 
   PodLoad pod_load(PodId pod) const;
 
-  // The scheduler model over this plan's index (built on first use), for a pod leaving `source`.
-  // With options().soft_taint_hot_nodes, the nodes the controller will taint carry loadshift's soft
-  // taint in its predictions: those classed overutilized that the plan evicts from, `source`
-  // included. (A hot node without evictions stays untainted, so it is never assumed tainted.)
-  const placement::SchedulerModel& scheduler_model(NodeId source);
+  // The scheduler model over this plan's index (built on first use). With
+  // options().soft_taint_hot_nodes, the nodes the controller taints carry loadshift's soft taint in
+  // its predictions: every node classed overutilized so far.
+  const placement::SchedulerModel& scheduler_model();
   // Every node of the snapshot, in order: the nodes the scheduler looks at.
   const std::vector<NodeId>& all_nodes() const { return all_nodes_; }
 
