@@ -198,4 +198,14 @@ TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits",
     CHECK_THAT(log, Contains("--leader-elect-lease-duration must be longer than "
                              "--leader-elect-renew-deadline"));
   }
+  SECTION("bad --workload-cooldown: exit 2 naming it") {
+    for (const std::string& bad :
+         {std::string("soon"), std::string("-5m"), std::string("1500ms")}) {
+      Process process({"run", "--policy", policy, "--workload-cooldown=" + bad}, tmp.path("log"));
+      CHECK(process.wait_exit(10) == 2);
+      INFO(process.log());
+      CHECK_THAT(process.log(), Contains("--workload-cooldown: expected"));
+      CHECK_THAT(process.log(), Contains("\"" + bad + "\""));
+    }
+  }
 }
