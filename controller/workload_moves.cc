@@ -61,7 +61,20 @@ MovesRebuild rebuild_workload_moves(kube::ApiClient& client, Time now, std::chro
     do {
       std::string path = "/apis/events.k8s.io/v1/events?limit=" + std::to_string(page_size);
       if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
-      json page = json::parse(client.get(path), nullptr, false);
+      // A paginated list takes one token of the client's rate limit, as one unpaginated list
+      // would: a cluster with many Events is not read at --kube-api-qps pages a second.
+      kube::StreamOptions stream;
+      stream.rate_limited = continue_token.empty();
+      stream.idle_timeout = std::chrono::milliseconds(60000);
+      std::string body;
+      client.stream(
+          path,
+          [&body](std::string_view bytes) {
+            body.append(bytes);
+            return true;
+          },
+          stream);
+      json page = json::parse(body, nullptr, false);
       if (!page.is_object() || !page.contains("items") || !page["items"].is_array()) {
         out = MovesRebuild{};
         out.error = where + ": the answer is not an EventList";
