@@ -1,6 +1,8 @@
 // The soft taint on hot nodes (--soft-taint-hot-nodes): put on a hot node pods are evicted from,
 // kept while it is hot or unknown, removed when it cools, never in dry run, other taints kept, and
 // a node that cannot be tainted keeps its pods this cycle.
+#include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "controller/soft_taint.h"
@@ -39,9 +41,10 @@ size_t writes_to(const FakeApiServer& server, const std::string& method,
   return n;
 }
 
-// The seed usage with te3's cpu replaced ("" leaves te3 without data).
-std::function<FakeResponse(const FakeRequest&)> usage_with_te3(const std::string& te3_cpu) {
-  return [te3_cpu](const FakeRequest& r) {
+// The seed usage with the cpu of some nodes replaced ("" leaves the node without data).
+std::function<FakeResponse(const FakeRequest&)> usage_with(
+    const std::map<std::string, std::string>& cpu) {
+  return [cpu](const FakeRequest& r) {
     FakeResponse answer = seed_usage_answer(r);
     nlohmann::json body = nlohmann::json::parse(answer.body);
     nlohmann::json& result = body["data"]["result"];
@@ -49,9 +52,10 @@ std::function<FakeResponse(const FakeRequest&)> usage_with_te3(const std::string
     const bool memory = r.form("query").find("memory") != std::string::npos ||
                         r.form("query").find("Mem") != std::string::npos;
     for (nlohmann::json& sample : result) {
-      if (sample["metric"].value("instance", "") == "te3") {
-        if (te3_cpu.empty()) continue;
-        if (!memory) sample["value"][1] = te3_cpu;
+      auto it = cpu.find(sample["metric"].value("instance", ""));
+      if (it != cpu.end()) {
+        if (it->second.empty()) continue;
+        if (!memory) sample["value"][1] = it->second;
       }
       kept.push_back(sample);
     }
@@ -124,7 +128,7 @@ TEST_CASE("soft taint: added to a hot node with evictions, kept while hot, remov
     CHECK_THAT(scrape(*replica.registry), Contains("loadshift_soft_tainted_nodes 1"));
 
     // te3 cools to 50% (appropriate): the taint goes, the other two stay.
-    prometheus.set_handler(usage_with_te3("50"));
+    prometheus.set_handler(usage_with({{"te3", "50"}}));
     outcome = replica.cycle();
     INFO(outcome.why);
     CHECK(writes_to(server, "PATCH", "/api/v1/nodes/te3") == 2);
@@ -134,13 +138,42 @@ TEST_CASE("soft taint: added to a hot node with evictions, kept while hot, remov
     REQUIRE(cache_sees_taint(replica, false));
   }
   SECTION("kept while the node's usage is unknown") {
-    prometheus.set_handler(usage_with_te3(""));
+    prometheus.set_handler(usage_with({{"te3", ""}}));
     outcome = replica.cycle();
     INFO(outcome.why);
     CHECK(writes_to(server, "PATCH", "/api/v1/nodes/") == 1);
     CHECK(taints_of(server, "te3") == expected);
     CHECK_THAT(log.text(), Contains("soft taint kept node=te3"));
   }
+}
+
+TEST_CASE("soft taint: a cooled target loses it, and the evictions toward it go on",
+          "[run][taint]") {
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  // te8, the one target the hot pods may go to, still carries the taint from an earlier cycle.
+  for (nlohmann::json node : server.objects("/api/v1/nodes")) {
+    if (node["metadata"]["name"] != "te8") continue;
+    node["spec"]["taints"].push_back(kSoftTaint);
+    node["metadata"].erase("resourceVersion");
+    server.upsert("/api/v1/nodes", node);
+  }
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  controller::LoopSettings settings;
+  settings.soft_taint_hot_nodes = true;
+  Replica replica(server, prometheus, tmp, policy, settings);
+  controller::CycleOutcome outcome = replica.cycle();
+  INFO(outcome.why);
+  nlohmann::json te8 = taints_of(server, "te8");
+  CHECK(std::count(te8.begin(), te8.end(), kSoftTaint) == 0);
+  CHECK_FALSE(te8.empty());  // its own taints stay
+  nlohmann::json te3 = taints_of(server, "te3");
+  CHECK(std::count(te3.begin(), te3.end(), kSoftTaint) == 1);
+  // This cycle's own patch of te8 is not a change that voids the plan's verdict on it.
+  CHECK(outcome.evicted == 1);
+  CHECK_THAT(scrape(*replica.registry),
+             !Contains("loadshift_evictions_skipped_total{reason=\"target_changed\"}"));
+  CHECK_THAT(scrape(*replica.registry), Contains("loadshift_soft_tainted_nodes 1"));
 }
 
 TEST_CASE("soft taint: never in dry run", "[run][taint]") {
@@ -184,6 +217,19 @@ TEST_CASE("soft taint: a node that cannot be tainted keeps its pods this cycle",
                Contains("loadshift_evictions_skipped_total{reason=\"soft_taint_failed\"} 2"));
     CHECK_THAT(metrics, Contains("loadshift_soft_taint_changes_total{action=\"failed\"} 1"));
     CHECK_THAT(metrics, Contains("loadshift_soft_tainted_nodes 0"));
+  }
+  SECTION("refused on one node: the other hot node's evictions go on") {
+    prometheus.set_handler(usage_with({{"te7", "90"}}));  // te7 is hot too
+    server.fail_next("/api/v1/nodes/te3", 403);
+    controller::CycleOutcome outcome = replica.cycle();
+    INFO(outcome.why);
+    CHECK(outcome.planned == 3);
+    CHECK(outcome.skipped == 2);
+    CHECK(outcome.evicted == 1);
+    nlohmann::json te7 = taints_of(server, "te7");
+    CHECK(std::count(te7.begin(), te7.end(), kSoftTaint) == 1);
+    CHECK(taints_of(server, "te3") == kTe3Taints);
+    CHECK_THAT(log.text(), Contains("evicted pod=load-test/low-priority-workload-5f6b7-r7t3w"));
   }
   SECTION("422 (the node changed since the snapshot): made again from the newer node") {
     server.fail_next("/api/v1/nodes/te3", 422);
