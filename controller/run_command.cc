@@ -201,6 +201,13 @@ int run_controller(const RunOptions& options, std::ostream& err,
             {"metrics_addr", options.metrics_addr},
             {"metrics_port", std::to_string(server.port())}});
 
+  if (cooldown > milliseconds(3600000)) {
+    log_line(spdlog::level::info, "cool-down longer than the Events' lifetime",
+             {{"workload_cooldown", options.workload_cooldown},
+              {"note",
+               "the API server deletes Events after its --event-ttl (1h by default): after a "
+               "restart the cool-down remembers only the evictions whose Events are still there"}});
+  }
   cache.start();
   if (elector) elector->start();
   // The first cycle waits for the cache's first list (at most 5 minutes; cycles then say why).
