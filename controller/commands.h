@@ -114,6 +114,8 @@ struct RunOptions {
   std::string lease_name = "loadshift";        // --leader-elect-resource-name
   std::string lease_namespace;                 // --leader-elect-resource-namespace; "": own
   int max_in_flight_per_workload = 1;          // --max-in-flight-per-workload; 0: no limit
+  std::string workload_cooldown = "30m";       // --workload-cooldown; "0": off
+  bool soft_taint_hot_nodes = false;           // --soft-taint-hot-nodes
 };
 
 // `loadshift run`: the controller. Checks the flags and the policy (exit 2 with every problem on

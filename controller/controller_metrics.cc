@@ -93,7 +93,22 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                          .Name("loadshift_cache_seconds_since_contact")
                          .Help("Longest time any watched collection has gone without an answer")
                          .Register(registry)
-                         .Add({})) {
+                         .Add({})),
+      soft_tainted_(BuildGauge()
+                        .Name("loadshift_soft_tainted_nodes")
+                        .Help("Nodes carrying loadshift.io/overutilized:PreferNoSchedule after "
+                              "the last cycle")
+                        .Register(registry)
+                        .Add({})),
+      soft_taint_changes_(BuildCounter()
+                              .Name("loadshift_soft_taint_changes_total")
+                              .Help("Soft taints added, removed, or not written (failed)")
+                              .Register(registry)),
+      cooling_workloads_(BuildGauge()
+                             .Name("loadshift_cooling_workloads")
+                             .Help("Workloads in their cool-down at the last cycle")
+                             .Register(registry)
+                             .Add({})) {
   BuildGauge()
       .Name("descheduler_build_info")
       .Help("Build information")
@@ -199,6 +214,20 @@ void ControllerMetrics::record_cache(const placement::Snapshot& snapshot,
   set("Job", snapshot.jobs.size());
   set("PodGroup", snapshot.pod_groups.size());
   cache_contact_.Set(seconds_since_contact);
+}
+
+void ControllerMetrics::record_soft_taints(size_t tainted, size_t added, size_t removed,
+                                           size_t failed) {
+  soft_tainted_.Set(static_cast<double>(tainted));
+  for (auto [action, n] :
+       {std::pair<const char*, size_t>{"added", added}, {"removed", removed}, {"failed", failed}}) {
+    prometheus::Counter& counter = soft_taint_changes_.Add({{"action", action}});
+    if (n > 0) counter.Increment(static_cast<double>(n));
+  }
+}
+
+void ControllerMetrics::set_cooling_workloads(size_t n) {
+  cooling_workloads_.Set(static_cast<double>(n));
 }
 
 }  // namespace loadshift::controller

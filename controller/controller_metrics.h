@@ -52,6 +52,11 @@ class ControllerMetrics {
   void set_leader(bool leader);
   // loadshift_cache_objects{kind} and loadshift_cache_seconds_since_contact.
   void record_cache(const placement::Snapshot& snapshot, double seconds_since_contact);
+  // loadshift_soft_tainted_nodes (nodes carrying loadshift.io/overutilized:PreferNoSchedule after
+  // the cycle's changes) and loadshift_soft_taint_changes_total{action="added|removed|failed"}.
+  void record_soft_taints(size_t tainted, size_t added, size_t removed, size_t failed);
+  // loadshift_cooling_workloads: workloads whose cool-down had not ended at the last plan.
+  void set_cooling_workloads(size_t n);
 
  private:
   prometheus::Family<prometheus::Counter>& evicted_;
@@ -70,6 +75,9 @@ class ControllerMetrics {
   prometheus::Gauge& leader_;
   prometheus::Family<prometheus::Gauge>& cache_objects_;
   prometheus::Gauge& cache_contact_;
+  prometheus::Gauge& soft_tainted_;
+  prometheus::Family<prometheus::Counter>& soft_taint_changes_;
+  prometheus::Gauge& cooling_workloads_;
   std::mutex nodes_mutex_;
   std::set<std::pair<std::string, std::string>> class_gauges_;  // (node, class) with a gauge
 };

@@ -12,7 +12,9 @@
 #include <sstream>
 
 #include "controller/report.h"
+#include "controller/soft_taint.h"
 #include "controller/structured_log.h"
+#include "controller/workload_moves.h"
 #include "placement/cluster_index.h"
 #include "placement/rfc3339.h"
 #include "strategies/plan.h"
@@ -130,6 +132,26 @@ std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::
   return token;
 }
 
+void DeschedulingLoop::rebuild_moves() {
+  moves_rebuilt_ = true;
+  MovesRebuild read = rebuild_workload_moves(client_, std::chrono::system_clock::now(),
+                                             settings_.workload_cooldown);
+  if (!read.error.empty()) {
+    log_line(spdlog::level::warn, "workload cool-down not rebuilt",
+             {{"error", read.error},
+              {"consequence",
+               "the cool-down counts only the evictions of this replica from now on; grant list "
+               "on events.k8s.io events to fix"}});
+    return;
+  }
+  merge_workload_moves(last_moved_, read.moves);
+  log_line(spdlog::level::info, "workload cool-down rebuilt",
+           {{"events", std::to_string(read.events)},
+            {"evictions", std::to_string(read.used)},
+            {"workloads", std::to_string(read.moves.size())},
+            {"without_related", std::to_string(read.without_related)}});
+}
+
 CycleOutcome DeschedulingLoop::run_cycle() {
   const Clock::time_point started = Clock::now();
   CycleOutcome outcome;
@@ -140,6 +162,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     std::shared_ptr<const policy::Policy> policy = policy_.current();
 
     if (elector_ != nullptr && !elector_->is_leader()) {
+      moves_rebuilt_ = false;  // the leader evicts meanwhile: read its Events when leading
       outcome.result = "standby";
       std::string holder = elector_->observed_holder();
       outcome.why = "standby: " + (holder.empty() ? std::string("no replica holds the lease yet")
@@ -182,6 +205,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                                 "and DefaultEvictor's namespaceLabelSelector fall back, see "
                                 "docs/cluster-access.md); grant list and watch to fix"}});
     }
+    if (settings_.workload_cooldown.count() > 0 && !moves_rebuilt_) rebuild_moves();
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
     // does not keep pods the cache replaces during the fetch alive: the two never add up. (A node
@@ -235,12 +259,26 @@ CycleOutcome DeschedulingLoop::run_cycle() {
 
     strategies::PlanOptions plan_options;
     plan_options.now = std::chrono::system_clock::now();
+    prune_workload_moves(last_moved_, plan_options.now, settings_.workload_cooldown);
+    metrics_.set_cooling_workloads(last_moved_.size());
+    plan_options.last_moved = &last_moved_;
+    plan_options.cooldown = settings_.workload_cooldown;
+    plan_options.soft_taint_hot_nodes = settings_.soft_taint_hot_nodes;
     plan = strategies::make_plan(index, usage, *policy, plan_options);
     planned = true;
     metrics_.record_nodes(index, plan);
     outcome.planned = plan.evictions.size();
     for (const std::string& note : plan.notes) {
       log_line(spdlog::level::info, "plan note", {{"note", note}});
+    }
+    for (const strategies::SkippedPod& skip : plan.skipped) {
+      if (skip.reason.rfind("workload cooling down", 0) != 0) continue;
+      log_line(
+          spdlog::level::info, "cooling down",
+          {{"pod", snapshot.pods[skip.pod].key()},
+           {"node", skip.node == placement::kNoNode ? "" : snapshot.nodes[skip.node].meta.name},
+           {"strategy", skip.strategy},
+           {"reason", skip.reason}});
     }
 
     if (settings_.dry_run) {
@@ -259,6 +297,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                   {"reason", decision.reason}});
       }
       log_line(spdlog::level::info, "plan (dry run)", {{"report", report.str()}});
+      metrics_.record_soft_taints(plan_soft_taints(snapshot, plan).carrying, 0, 0, 0);
       outcome.result = "nothing_to_do";
       outcome.why = "dry run: " + std::to_string(plan.evictions.size()) +
                     " eviction(s) planned, none carried out";
@@ -279,10 +318,28 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     PlanExecutor executor(cache_, evictor, metrics_,
                           ExecutorOptions{settings_.max_in_flight_per_workload,
                                           policy->eviction_failure_event_notification});
-    ExecutionSummary summary = executor.execute(index, plan, [this] {
+    const std::function<std::string()> may_write = [this] {
       std::string why;
       return may_evict_now(&why) ? std::string() : why;
-    });
+    };
+    // The soft taints go on before the evictions: the plan's scheduler model assumed them.
+    SoftTaintResult taints;
+    if (settings_.soft_taint_hot_nodes) {
+      SoftTainter tainter(client_, cache_, evictor_options.request_timeout);
+      taints = tainter.apply(snapshot, plan, may_write);
+    } else {
+      taints.tainted = plan_soft_taints(snapshot, plan).carrying;
+    }
+    metrics_.record_soft_taints(taints.tainted, taints.added, taints.removed, taints.failed);
+    ExecutionSummary summary = executor.execute(index, plan, may_write, &taints.writes);
+    // The cool-down starts at every eviction the API accepted.
+    const auto evicted_at = std::chrono::system_clock::now();
+    for (const ExecutedEviction& done : summary.evictions) {
+      if (done.outcome != "evicted") continue;
+      std::string workload =
+          strategies::workload_key(snapshot.pods[plan.evictions[done.decision].pod]);
+      if (!workload.empty()) last_moved_[workload] = evicted_at;
+    }
     outcome.evicted = summary.evicted;
     outcome.failed = summary.failed;
     outcome.skipped = summary.skipped;

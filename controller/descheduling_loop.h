@@ -2,8 +2,9 @@
 //
 //   policy reload -> standby? -> cache synced, readable and fresh? -> snapshot + index ->
 //   usage (the policy's Prometheus; its metricsProviders token read from the Secret) ->
-//   make_plan (the same function as `report`) -> PlanExecutor (or, in dry run, the plan logged
-//   as the report prints it, and no write of any kind).
+//   make_plan (the same function as `report`, with the workloads still cooling down) -> the soft
+//   taints (with --soft-taint-hot-nodes) -> PlanExecutor (or, in dry run, the plan logged as
+//   the report prints it, and no write of any kind).
 //
 // A cycle evicts nothing, and says why (log line, loadshift_cycles_skipped_total{reason},
 // /readyz), when this replica is a standby, the cache is not synced or holds objects it could not
@@ -26,6 +27,7 @@
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
+#include "strategies/plan.h"
 
 namespace loadshift::controller {
 
@@ -37,6 +39,14 @@ struct LoopSettings {
   // answers at least every watch timeout, 5 min).
   double cache_max_staleness_seconds = 600;
   std::chrono::milliseconds interval{600000};  // for /readyz: "last cycle recent"
+  // --workload-cooldown: no pod of a workload is evicted within this time of the last eviction of
+  // one of its pods; 0: off. Kept in memory (every eviction the API accepted) and rebuilt from
+  // loadshift's Events before the first cycle that plans and each time the replica becomes
+  // leader again (workload_moves.h).
+  std::chrono::seconds workload_cooldown{1800};
+  // --soft-taint-hot-nodes: loadshift.io/overutilized:PreferNoSchedule on the hot nodes pods are
+  // evicted from, removed when they cool (soft_taint.h).
+  bool soft_taint_hot_nodes = false;
 };
 
 struct CycleOutcome {
@@ -66,6 +76,9 @@ class DeschedulingLoop {
   bool may_evict_now(std::string* why) const;
   std::optional<std::string> read_providers_token(const policy::Policy& policy, std::string* error);
   CycleOutcome skipped(std::string reason, std::string why);
+  // Reads the cool-down's times back from loadshift's Events (merged into last_moved_); a list
+  // that fails is a warning, and the cycle goes on with what this replica remembers.
+  void rebuild_moves();
 
   kube::ApiClient& client_;
   kube::WatchCache& cache_;
@@ -75,6 +88,11 @@ class DeschedulingLoop {
   LeaderElector* elector_;
   LoopSettings settings_;
   const std::atomic<bool>& stop_;
+
+  // Only the cycle's thread: when each workload last had a pod evicted, and whether the Events
+  // were read since this replica started or last became leader.
+  strategies::WorkloadMoves last_moved_;
+  bool moves_rebuilt_ = false;
 
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point last_cycle_end_{};

@@ -174,6 +174,12 @@ int main(int argc, char** argv) {
   run->add_option("--max-in-flight-per-workload", run_options.max_in_flight_per_workload,
                   "At most this many pods of one workload evicted and not Ready again (default "
                   "1; 0: no limit)");
+  run->add_option("--workload-cooldown", run_options.workload_cooldown,
+                  "No pod of a workload is evicted within this time of the last eviction of one "
+                  "of its pods, e.g. 30m (default 30m; 0: off)");
+  run->add_flag("--soft-taint-hot-nodes", run_options.soft_taint_hot_nodes,
+                "Taint overutilized nodes that pods are evicted from with "
+                "loadshift.io/overutilized:PreferNoSchedule until they cool (needs nodes patch)");
   run->callback([&] {
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);

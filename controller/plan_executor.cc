@@ -68,7 +68,8 @@ PlanExecutor::PlanExecutor(const kube::WatchCache& cache, PodEvictor& evictor,
 
 ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
                                        const strategies::Plan& plan,
-                                       const EvictPermission& may_evict) {
+                                       const EvictPermission& may_evict,
+                                       const NodeWrites* node_writes) {
   const placement::Snapshot& snap = index.snapshot();
   ExecutionSummary summary;
   // Per workload key: pods in flight in the snapshot (lazily counted), plus this cycle's.
@@ -122,6 +123,15 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       break;
     }
 
+    if (node_writes != nullptr) {
+      if (auto refused = node_writes->refused.find(node); refused != node_writes->refused.end()) {
+        skip("soft taint missing: the plan assumed loadshift.io/overutilized on " + node +
+                 " and it could not be put on (" + refused->second + ")",
+             "soft_taint_failed");
+        continue;
+      }
+    }
+
     if (std::string changed =
             pod_changed(pod, cache_.pod(pod.meta.namespace_, pod.meta.name), node);
         !changed.empty()) {
@@ -136,7 +146,14 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         skip("target gone: node " + target + " is no longer in the cache", "target_changed");
         continue;
       }
-      if (live_target->meta.resource_version != planned_target.meta.resource_version) {
+      const std::string* own_patch = nullptr;
+      if (node_writes != nullptr) {
+        if (auto it = node_writes->patched.find(target); it != node_writes->patched.end()) {
+          own_patch = &it->second;
+        }
+      }
+      if (live_target->meta.resource_version != planned_target.meta.resource_version &&
+          (own_patch == nullptr || live_target->meta.resource_version != *own_patch)) {
         skip("target changed since the plan: node " + target + " was updated (resourceVersion " +
                  planned_target.meta.resource_version + " -> " +
                  live_target->meta.resource_version + "); the next cycle plans again",

@@ -6,7 +6,9 @@
 //  - the target node (when the plan names one) still exists unchanged (same uid and
 //    resourceVersion: no new taint, label, cordon or condition), and no pod arrived on it since
 //    the snapshot other than replacements of pods this cycle evicted toward it: the placement
-//    core's verdict was made on exactly what is there;
+//    core's verdict was made on exactly what is there (this cycle's own soft-taint patch of the
+//    target aside);
+//  - with --soft-taint-hot-nodes, the source node got the taint the plan assumed;
 //  - the pod's workload (its controlling owner) has fewer than max_in_flight_per_workload pods
 //    in flight: terminating, or not Ready (the pod itself aside), or evicted by this cycle.
 // Any check that fails skips the eviction with a reason; the next cycle plans afresh. Outcomes
@@ -14,6 +16,7 @@
 #pragma once
 
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -44,6 +47,16 @@ struct ExecutionSummary {
   std::string stopped;  // why the run ended before the plan did ("" when it went through)
 };
 
+// What this cycle wrote to nodes before its evictions (the soft taint, soft_taint.h).
+struct NodeWrites {
+  // node name -> the resourceVersion this cycle's own patch of the node as the plan saw it gave
+  // the node: a target found at that version has changed only as the plan expected.
+  std::map<std::string, std::string> patched;
+  // node name -> why no pod is evicted from it this cycle (the taint the plan assumed on it could
+  // not be put on).
+  std::map<std::string, std::string> refused;
+};
+
 // Answers "may this replica evict now?" with "" (yes) or the reason it may not.
 using EvictPermission = std::function<std::string()>;
 
@@ -53,9 +66,12 @@ class PlanExecutor {
   PlanExecutor(const kube::WatchCache& cache, PodEvictor& evictor, ControllerMetrics& metrics,
                ExecutorOptions options);
 
-  // Runs `plan`'s evictions (planned on `index`).
+  // Runs `plan`'s evictions (planned on `index`). `node_writes` (may be null): the evictions
+  // from a node it refuses are skipped (reason "soft_taint_failed"), and a target at the
+  // resourceVersion this cycle's own patch gave it counts as unchanged.
   ExecutionSummary execute(const placement::ClusterIndex& index, const strategies::Plan& plan,
-                           const EvictPermission& may_evict);
+                           const EvictPermission& may_evict,
+                           const NodeWrites* node_writes = nullptr);
 
  private:
   const kube::WatchCache& cache_;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "controller/workload_moves.h"
 #include "placement/rfc3339.h"
 
 namespace loadshift::controller {
@@ -173,7 +174,7 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
       {"kind", "Event"},
       {"metadata", {{"name", pod.meta.name + "." + suffix}, {"namespace", pod.meta.namespace_}}},
       {"eventTime", placement::format_micro_time(now)},
-      {"reportingController", "loadshift.io/descheduler"},
+      {"reportingController", kReportingController},
       {"reportingInstance", options_.reporting_instance},
       {"action", "Descheduled"},
       {"reason", event.reason},
@@ -185,6 +186,15 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
         {"namespace", pod.meta.namespace_},
         {"name", pod.meta.name},
         {"uid", pod.meta.uid}}}};
+  // The workload, so that a restarted controller finds when it last moved one of its pods
+  // (workload_moves.h reads it back).
+  if (const placement::OwnerReference* owner = pod.controller()) {
+    body["related"] = {{"apiVersion", owner->api_version},
+                       {"kind", owner->kind},
+                       {"namespace", pod.meta.namespace_},
+                       {"name", owner->name},
+                       {"uid", owner->uid}};
+  }
   const std::string path = "/apis/events.k8s.io/v1/namespaces/" + pod.meta.namespace_ + "/events";
   try {
     kube::ApiAnswer answer =

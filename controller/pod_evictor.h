@@ -68,7 +68,9 @@ class PodEvictor {
   EvictionOutcome evict(const placement::Pod& pod, const SendPermission& may_send);
 
   // Posts an events.k8s.io/v1 Event regarding `pod` (action "Descheduled", reporting controller
-  // "loadshift.io/descheduler"). Returns "" or why it could not be written (never throws).
+  // "loadshift.io/descheduler"), `related` to the pod's controlling owner (apiVersion, kind,
+  // namespace, name, uid; none for a bare pod). Returns "" or why it could not be written (never
+  // throws).
   std::string post_event(const placement::Pod& pod, const EventNote& event);
 
  private:

@@ -77,6 +77,14 @@ int run_controller(const RunOptions& options, std::ostream& err,
   milliseconds interval{0};
   ok &=
       parse_flag_duration("--descheduling-interval", options.descheduling_interval, &interval, err);
+  milliseconds cooldown{0};
+  if (!parse_flag_duration("--workload-cooldown", options.workload_cooldown, &cooldown, err)) {
+    ok = false;
+  } else if (cooldown.count() % 1000 != 0) {
+    err << "error: --workload-cooldown: expected whole seconds (30s, 10m, 1h30m; 0: off), found \""
+        << options.workload_cooldown << "\"\n";
+    ok = false;
+  }
   LeaderElectionConfig election;
   bool durations_ok = parse_flag_duration("--leader-elect-lease-duration", options.lease_duration,
                                           &election.lease_duration, err) &
@@ -169,6 +177,8 @@ int run_controller(const RunOptions& options, std::ostream& err,
   settings.prometheus_url = options.prometheus_url;
   settings.dry_run = options.dry_run;
   settings.max_in_flight_per_workload = options.max_in_flight_per_workload;
+  settings.workload_cooldown = std::chrono::duration_cast<std::chrono::seconds>(cooldown);
+  settings.soft_taint_hot_nodes = options.soft_taint_hot_nodes;
   settings.interval = interval;
   DeschedulingLoop loop(client, cache, policy, metrics, self_metrics, elector.get(), settings,
                         stop);
@@ -186,9 +196,18 @@ int run_controller(const RunOptions& options, std::ostream& err,
             {"interval", options.descheduling_interval},
             {"dry_run", options.dry_run ? "true" : "false"},
             {"leader_elect", elector ? "true" : "false"},
+            {"workload_cooldown", options.workload_cooldown},
+            {"soft_taint_hot_nodes", options.soft_taint_hot_nodes ? "true" : "false"},
             {"metrics_addr", options.metrics_addr},
             {"metrics_port", std::to_string(server.port())}});
 
+  if (cooldown > milliseconds(3600000)) {
+    log_line(spdlog::level::info, "cool-down longer than the Events' lifetime",
+             {{"workload_cooldown", options.workload_cooldown},
+              {"note",
+               "the API server deletes Events after its --event-ttl (1h by default): after a "
+               "restart the cool-down remembers only the evictions whose Events are still there"}});
+  }
   cache.start();
   if (elector) elector->start();
   // The first cycle waits for the cache's first list (at most 5 minutes; cycles then say why).

@@ -157,7 +157,10 @@ void ApiClient::exchange(const std::string& path,
     if (write != nullptr) {
       request.method = std::string(write->method);
       request.body = *write->body;
-      request.headers.push_back("Content-Type: application/json");
+      request.headers.push_back(std::string("Content-Type: ") +
+                                (write->options.content_type != nullptr
+                                     ? write->options.content_type
+                                     : "application/json"));
     }
     request.tls = access.tls;
     request.proxy = access.proxy;

@@ -54,6 +54,9 @@ struct WriteOptions {
   // lets it go; anything else sends nothing, and send() returns status 0, reason "NotAllowed",
   // that text as message. May be null.
   const std::function<std::string()>* permission = nullptr;
+  // The body's Content-Type; null: "application/json". A JSON Patch (RFC 6902) is
+  // "application/json-patch+json".
+  const char* content_type = nullptr;
 };
 
 // Client-side rate limit, as client-go's (and the descheduler's --kube-api-qps/--kube-api-burst).

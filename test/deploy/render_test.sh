@@ -2,10 +2,12 @@
 # Renders the Kubernetes manifests (deploy/base and every overlay) with `kubectl kustomize`, lints
 # them and deploy/ with yamllint, and checks what must hold: every kind is there, RBAC grants what
 # the controller does and nothing more (list+watch of every collection of plan_collections() in
-# kube/cluster_reader.cc, create on pods/eviction and events, the lease, the token Secret; no
-# delete, no wildcard), the pod runs as non-root on a read-only root filesystem, probes and ports,
-# the policy ConfigMap mounted as a directory and parsing as a DeschedulerPolicy, dry-run in the
-# base and not in the overlays, the image settable with `kustomize edit set image`.
+# kube/cluster_reader.cc, create on pods/eviction and events, list on events (the cool-down's
+# rebuild), the lease, the token Secret; no delete, no patch, no wildcard), the pod runs as
+# non-root on a read-only root filesystem, probes and ports, the policy ConfigMap mounted as a
+# directory and parsing as a DeschedulerPolicy, dry-run in the base and not in the overlays, the
+# soft-taint overlay turning --soft-taint-hot-nodes on with `patch` on nodes (only there), the
+# image settable with `kustomize edit set image`.
 #
 # Usage: test/deploy/render_test.sh [RULES.json]
 #   RULES.json, when given, receives the ClusterRole and Role rules as a JSON list of
@@ -59,6 +61,7 @@ render() {
 render deploy/base "$work/base.yaml"
 render deploy/overlays/evict "$work/evict.yaml"
 render deploy/overlays/ha "$work/ha.yaml"
+render deploy/overlays/soft-taint "$work/soft-taint.yaml"
 mkdir "$work/user"
 base_from_user=$(realpath --relative-to="$work/user" deploy/base) # kustomize refuses absolute paths
 cat >"$work/user/kustomization.yaml" <<EOF
@@ -75,7 +78,7 @@ render "$work/user" "$work/user.yaml"
 
 lint_config=deploy/.yamllint.yaml
 yamllint -c "$lint_config" -f parsable deploy/ || fail "yamllint found problems in deploy/"
-for rendered in base evict ha; do
+for rendered in base evict ha soft-taint; do
   yamllint -c "$lint_config" -f parsable "$work/$rendered.yaml" ||
     fail "yamllint found problems in the rendered $rendered manifests"
 done
@@ -125,7 +128,7 @@ RUN_FLAGS = {
     "--tls-private-key-file", "--log-format", "--leader-elect", "--leader-elect-lease-duration",
     "--leader-elect-renew-deadline", "--leader-elect-retry-period",
     "--leader-elect-resource-name", "--leader-elect-resource-namespace",
-    "--max-in-flight-per-workload",
+    "--max-in-flight-per-workload", "--workload-cooldown", "--soft-taint-hot-nodes",
 }
 
 
@@ -205,7 +208,7 @@ for path, custom in collections:
         discovery.add("/" + "/".join(parts[:-1]))
 wanted += [
     ("", "pods/eviction", ("create",), "", None),
-    ("events.k8s.io", "events", ("create",), "", None),
+    ("events.k8s.io", "events", ("create", "list"), "", None),
     ("coordination.k8s.io", "leases", ("create",), NS, None),
     ("coordination.k8s.io", "leases", ("get", "update"), NS, "loadshift"),
     ("", "secrets", ("get",), NS, "loadshift-prometheus-token"),
@@ -231,6 +234,8 @@ check(urls == {(u, "get") for u in discovery},
       f"discovery URLs {sorted(urls)}, expected get on {sorted(discovery)}")
 check(not allowed("default", "", "pods", "delete"), "pods delete is granted")
 check(not allowed(NS, "", "secrets", "list"), "secrets list is granted")
+check(not allowed("", "", "nodes", "patch"), "base: nodes patch is granted (only the soft-taint "
+      "overlay may)")
 
 sa = only(base, "ServiceAccount", "base").get("metadata", {}).get("name")
 for kind, role_kind, role_obj in (("ClusterRoleBinding", "ClusterRole", cluster_role),
@@ -339,6 +344,37 @@ check_args(ha.get("args", []), "ha")
 check(ha_deployment.get("spec", {}).get("replicas") == 2, "ha: replicas must be 2")
 check(ha.get("args") == without_dry_run + ["--leader-elect"],
       f"ha: args {ha.get('args')}: the base's without --dry-run, with --leader-elect")
+
+# The soft-taint overlay: evictions on, --soft-taint-hot-nodes, and `patch` on nodes in a
+# ClusterRole of its own bound to the ServiceAccount; everything else as the base.
+soft = load("soft-taint")
+soft_container = container_of(only(soft, "Deployment", "soft-taint"))
+check_args(soft_container.get("args", []), "soft-taint")
+check(soft_container.get("args") == without_dry_run + ["--soft-taint-hot-nodes"],
+      f"soft-taint: args {soft_container.get('args')}: the base's without --dry-run, with "
+      "--soft-taint-hot-nodes")
+soft_roles = {d["metadata"]["name"]: d for d in soft if d.get("kind") == "ClusterRole"}
+check(sorted(soft_roles) == ["loadshift", "loadshift-soft-taint"],
+      f"soft-taint: ClusterRoles {sorted(soft_roles)}")
+check(soft_roles.get("loadshift", {}).get("rules") == cluster_role.get("rules"),
+      "soft-taint: the base ClusterRole changed")
+taint_rules = soft_roles.get("loadshift-soft-taint", {}).get("rules")
+check(taint_rules == [{"apiGroups": [""], "resources": ["nodes"], "verbs": ["patch"]}],
+      f"soft-taint: its ClusterRole must grant exactly patch on nodes, grants {taint_rules}")
+soft_bindings = [d for d in soft if d.get("kind") == "ClusterRoleBinding"
+                 and d.get("roleRef", {}).get("name") == "loadshift-soft-taint"]
+if check(len(soft_bindings) == 1, "soft-taint: one ClusterRoleBinding of loadshift-soft-taint"):
+    check(soft_bindings[0].get("roleRef", {}).get("kind") == "ClusterRole",
+          "soft-taint: the binding's roleRef kind")
+    check(soft_bindings[0].get("subjects") == [{"kind": "ServiceAccount", "name": sa,
+                                                "namespace": NS}],
+          f"soft-taint: binding subjects {soft_bindings[0].get('subjects')}")
+    check(soft_bindings[0].get("metadata", {}).get("labels", {}).get(NAME_LABEL[0]) == NAME_LABEL[1],
+          "soft-taint: binding label")
+check(sorted(d.get("kind") for d in soft) == sorted(EXPECTED + ["ClusterRole",
+                                                                "ClusterRoleBinding"]),
+      f"soft-taint: kinds {sorted(d.get('kind') for d in soft)}")
+
 user = container_of(only(load("user"), "Deployment", "user"))
 check(user.get("image") == "registry.test/team/loadshift:v9.8.7",
       f"`kustomize edit set image loadshift=...` does not reach the container: {user.get('image')}")

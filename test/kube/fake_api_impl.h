@@ -1,6 +1,7 @@
 // The fake API server's insides, shared by its .cc files: fake_api_server.cc (start, stop,
 // authentication, authorization, dispatch, discovery), fake_api_reads.cc (get, list, watch),
-// fake_api_writes.cc (create, update) and fake_api_eviction.cc (the eviction subresource).
+// fake_api_writes.cc (create, update, JSON patch) and fake_api_eviction.cc (the eviction
+// subresource).
 #pragma once
 
 #include <httplib.h>
@@ -101,6 +102,8 @@ struct FakeApiServer::Impl {
                     const ResourcePath& p);
   void serve_update(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
                     const ResourcePath& p);
+  void serve_patch(const httplib::Request& req, httplib::Response& res, const FakeResource& r,
+                   const ResourcePath& p);
   // fake_api_eviction.cc
   void serve_eviction(const httplib::Request& req, httplib::Response& res, const ResourcePath& p);
 };

@@ -288,6 +288,8 @@ bool FakeApiServer::Impl::dispatch(const httplib::Request& req, httplib::Respons
     serve_create(req, res, *r, *parsed);
   } else if (req.method == "PUT" && !parsed->name.empty() && parsed->subresource.empty()) {
     serve_update(req, res, *r, *parsed);
+  } else if (req.method == "PATCH" && !parsed->name.empty() && parsed->subresource.empty()) {
+    serve_patch(req, res, *r, *parsed);
   } else {
     method_not_allowed(res, *r, parsed->name);
   }

@@ -46,7 +46,14 @@
 //   others); 200 with the new resourceVersion (30), uid and creationTimestamp kept. A PUT of a
 //   missing Lease or Event creates it (201), as the apiserver does (AllowCreateOnUpdate); other
 //   resources answer 404.
-// - PATCH, DELETE, POST to a named object and other subresources: 405 MethodNotAllowed.
+// - JSON Patch (RFC 6902, Content-Type application/json-patch+json): PATCH of one object, applied
+//   as the apiserver's patch handler does: 400 for a body that is not a list of operations; 404
+//   for a missing object; 422 Invalid "the server rejected our request due to an error in our
+//   request" (the failure as its cause) when an operation fails (a `test` that does not hold, a
+//   missing path); 409 Conflict when the patched metadata.resourceVersion is not the current one;
+//   200 with the object and a new resourceVersion (uid, creationTimestamp, namespace kept). Merge,
+//   strategic merge and apply patches answer 415 (the apiserver takes them; the fake does not).
+// - DELETE, POST to a named object and other subresources: 405 MethodNotAllowed.
 // Where it differs from the real server: no admission, validation or defaulting beyond the above;
 // no managedFields; events.k8s.io/v1 and core v1 Events are two collections (the apiserver stores
 // them once); an eviction writes the pod once (the apiserver writes the DisruptionTarget condition,

@@ -1,5 +1,6 @@
-// The fake API server's writes of whole objects: create (POST to a collection) and update (PUT of
-// one object) of any known resource, as the apiserver's generic registry does them.
+// The fake API server's writes: create (POST to a collection), update (PUT of one object) and JSON
+// Patch (PATCH of one object) of any known resource, as the apiserver's generic registry and
+// its patch handler do them.
 #include <chrono>
 #include <random>
 
@@ -195,6 +196,100 @@ void FakeApiServer::Impl::serve_update(const httplib::Request& req, httplib::Res
   }
   default_event_fields(r, *body);
   json_answer(res, 200, store.upsert(r.collection(), std::move(*body)));
+}
+
+void FakeApiServer::Impl::serve_patch(const httplib::Request& req, httplib::Response& res,
+                                      const FakeResource& r, const ResourcePath& p) {
+  const std::string content_type = req.get_header_value("Content-Type");
+  if (content_type.rfind("application/json-patch+json", 0) != 0) {
+    // The apiserver also takes merge, strategic merge and apply patches; the fake does not.
+    json_answer(res, 415,
+                status_body(415, "UnsupportedMediaType",
+                            "the body of the request was in an unknown format - accepted media "
+                            "types include: application/json-patch+json"));
+    return;
+  }
+  // DecodePatch: a body that is not a list of operations is 400 BadRequest.
+  json ops = json::parse(req.body, nullptr, false);
+  bool well_formed = ops.is_array();
+  for (const json& op : well_formed ? ops : json::array()) {
+    if (!op.is_object() || !op.contains("op") || !op["op"].is_string() || !op.contains("path") ||
+        !op["path"].is_string()) {
+      well_formed = false;
+    }
+  }
+  if (!well_formed) {
+    json_answer(
+        res, 400,
+        status_body(400, "BadRequest", "invalid JSON Patch: expected a list of operations"));
+    return;
+  }
+  std::lock_guard writes(write_mu);
+  auto current_text = store.get(r, p.ns, p.name);
+  if (!current_text) {
+    json_answer(res, 404, not_found_body(r.resource, r.group, p.name));
+    return;
+  }
+  const json current = json::parse(*current_text);
+  json patched;
+  try {
+    patched = current.patch(ops);
+  } catch (const json::exception& e) {
+    // Apply failed (evanphx/json-patch's ErrTestFailed, ErrMissing, ...): the handler answers 422
+    // through NewGenericServerResponse, the library's error as the cause.
+    const bool test_failed = e.id == 501;
+    std::string cause = test_failed ? "testing value failed: test failed"
+                                    : std::string("doc is missing path: ") + e.what();
+    for (const json& op : ops) {
+      if (test_failed && op["op"] == "test") {
+        // nlohmann does not say which test failed: name the first one that does not hold.
+        try {
+          json probe = current;
+          probe.patch(json::array({op}));
+        } catch (const json::exception&) {
+          cause = "testing value " + op["path"].get<std::string>() + " failed: test failed";
+          break;
+        }
+      }
+    }
+    json_answer(res, 422,
+                status_body(422, "Invalid",
+                            "the server rejected our request due to an error in our request",
+                            R"({"causes":[{"reason":"UnexpectedServerResponse","message":)" +
+                                json_string(cause) + "}]}"));
+    return;
+  }
+  if (!patched.is_object() || !patched.contains("metadata") || !patched["metadata"].is_object() ||
+      patched["metadata"].value("name", "") != p.name) {
+    json_answer(res, 422,
+                status_body(422, "Invalid",
+                            qualified_resource(r.resource, r.group) + " " + json_string(p.name) +
+                                " is invalid: metadata.name: the patch may not change the name"));
+    return;
+  }
+  json& meta = patched["metadata"];
+  // A resourceVersion the patch set is a precondition (409 when stale), as in the apiserver.
+  const std::string current_rv = current["metadata"].value("resourceVersion", "");
+  if (meta.value("resourceVersion", "") != current_rv) {
+    json_answer(
+        res, 409,
+        status_body(409, "Conflict",
+                    "Operation cannot be fulfilled on " + qualified_resource(r.resource, r.group) +
+                        " " + json_string(p.name) +
+                        ": the object has been modified; please apply your changes to the latest "
+                        "version and try again",
+                    details_json(p.name, r.group, r.resource)));
+    return;
+  }
+  for (const char* field : {"uid", "creationTimestamp", "deletionTimestamp",
+                            "deletionGracePeriodSeconds", "namespace"}) {
+    if (current["metadata"].contains(field)) {
+      meta[field] = current["metadata"][field];
+    } else {
+      meta.erase(field);
+    }
+  }
+  json_answer(res, 200, store.upsert(r.collection(), std::move(patched)));
 }
 
 }  // namespace loadshift::testing

@@ -1,6 +1,6 @@
 // The fake API server's writes against a plain httplib client: evictions (with
-// PodDisruptionBudgets), leases, events, secrets, RBAC rules and the request log, as the recorded
-// kube-apiserver answers them (../shared/kube-api 20-36).
+// PodDisruptionBudgets), leases, events, secrets, JSON Patch, RBAC rules and the request log, as
+// the recorded kube-apiserver answers them (../shared/kube-api 20-36) and its patch handler.
 #include <httplib.h>
 #include <catch2/catch.hpp>
 
@@ -505,4 +505,68 @@ TEST_CASE("fake API server: writes() logs every non-GET request with its status;
   CHECK(writes[6].status == 405);
   CHECK(server.requests().size() == 8);
   CHECK(server.requests()[2].status == 200);
+}
+
+TEST_CASE("fake API server: JSON Patch of a node (test, add, remove; 422, 415, 404, 403)",
+          "[fake]") {
+  FakeApiServerOptions options;
+  options.tokens["lister-token"] = "lister";
+  options.rules["lister"] = {FakeRbacRule{{"list", "get"}, {"nodes"}, {""}, "", {}}};
+  FakeApiServer server(options);
+  server.set_objects("/api/v1/nodes", {{{"apiVersion", "v1"},
+                                        {"kind", "Node"},
+                                        {"metadata", {{"name", "n1"}, {"uid", "uid-n1"}}},
+                                        {"spec", json::object()}}});
+  const std::string rv = server.objects("/api/v1/nodes")[0]["metadata"]["resourceVersion"];
+  const json taint = {{"key", "loadshift.io/overutilized"}, {"effect", "PreferNoSchedule"}};
+  auto c = client(server);
+  auto patch = [&](const json& body, const char* type = "application/json-patch+json") {
+    auto answer = c->Patch("/api/v1/nodes/n1", body.dump(), type);
+    REQUIRE(answer);
+    return std::make_pair(answer->status, answer->body);
+  };
+  const json add =
+      json::array({{{"op", "test"}, {"path", "/metadata/resourceVersion"}, {"value", rv}},
+                   {{"op", "add"}, {"path", "/spec/taints"}, {"value", json::array({taint})}}});
+  auto [status, body] = patch(add);
+  CHECK(status == 200);
+  json node = json::parse(body);
+  CHECK(node["spec"]["taints"] == json::array({taint}));
+  CHECK(node["metadata"]["resourceVersion"] != rv);
+  CHECK(node["metadata"]["uid"] == "uid-n1");
+
+  // The same patch again: its test of the old resourceVersion fails, nothing changes.
+  std::tie(status, body) = patch(add);
+  CHECK(status == 422);
+  json failure = json::parse(body);
+  CHECK(failure["reason"] == "Invalid");
+  CHECK(failure["message"] == "the server rejected our request due to an error in our request");
+  CHECK(failure["details"]["causes"][0]["message"] ==
+        "testing value /metadata/resourceVersion failed: test failed");
+  // A stale resourceVersion written by the patch is a 409; a missing path a 422.
+  std::tie(status, body) = patch(
+      json::array({{{"op", "replace"}, {"path", "/metadata/resourceVersion"}, {"value", "1"}}}));
+  CHECK(status == 409);
+  std::tie(status, body) = patch(json::array({{{"op", "remove"}, {"path", "/spec/taints/3"}}}));
+  CHECK(status == 422);
+  // Other patch types and shapes.
+  std::tie(status, body) =
+      patch(json::object({{"spec", {{"unschedulable", true}}}}), "application/merge-patch+json");
+  CHECK(status == 415);
+  std::tie(status, body) = patch(json::object({{"op", "add"}}));
+  CHECK(status == 400);
+  auto missing = c->Patch("/api/v1/nodes/n2", "[]", "application/json-patch+json");
+  REQUIRE(missing);
+  CHECK(missing->status == 404);
+  // RBAC: the verb is patch.
+  auto refused = client(server, "lister-token")
+                     ->Patch("/api/v1/nodes/n1",
+                             json::array({{{"op", "remove"}, {"path", "/spec/taints/0"}}}).dump(),
+                             "application/json-patch+json");
+  REQUIRE(refused);
+  CHECK(refused->status == 403);
+  CHECK_THAT(json::parse(refused->body)["message"].get<std::string>(),
+             Catch::Matchers::Contains("cannot patch resource \"nodes\""));
+  // What the server holds: the one taint, after all of that.
+  CHECK(server.objects("/api/v1/nodes")[0]["spec"]["taints"] == json::array({taint}));
 }

@@ -166,15 +166,18 @@ TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits",
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   SECTION("dry run: no write at all") {
-    Process process({"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp),
-                     "--prometheus", prometheus.url(), "--descheduling-interval", "0",
-                     "--metrics-addr", "127.0.0.1:0", "--dry-run", "--leader-elect"},
-                    tmp.path("log"));
+    Process process(
+        {"run", "--policy", policy, "--kubeconfig", kubeconfig_for(server, tmp), "--prometheus",
+         prometheus.url(), "--descheduling-interval", "0", "--metrics-addr", "127.0.0.1:0",
+         "--dry-run", "--leader-elect", "--workload-cooldown", "2h"},
+        tmp.path("log"));
     int code = process.wait_exit(30);
     INFO(process.log());
     CHECK(code == 0);
     CHECK(server.writes().empty());
     CHECK_THAT(process.log(), Contains("would evict (dry run)"));
+    CHECK_THAT(process.log(), Contains("cool-down longer than the Events' lifetime"));
+    CHECK_THAT(process.log(), Contains("workload cool-down rebuilt"));
   }
   SECTION("Prometheus unreachable: the one cycle is skipped and the exit code says so") {
     Process process(
@@ -197,5 +200,15 @@ TEST_CASE("the real binary: --descheduling-interval 0 runs one cycle and exits",
     CHECK_THAT(log, Contains("--log-format: expected text or json, found \"xml\""));
     CHECK_THAT(log, Contains("--leader-elect-lease-duration must be longer than "
                              "--leader-elect-renew-deadline"));
+  }
+  SECTION("bad --workload-cooldown: exit 2 naming it") {
+    for (const std::string& bad :
+         {std::string("soon"), std::string("-5m"), std::string("1500ms")}) {
+      Process process({"run", "--policy", policy, "--workload-cooldown=" + bad}, tmp.path("log"));
+      CHECK(process.wait_exit(10) == 2);
+      INFO(process.log());
+      CHECK_THAT(process.log(), Contains("--workload-cooldown: expected"));
+      CHECK_THAT(process.log(), Contains("\"" + bad + "\""));
+    }
   }
 }

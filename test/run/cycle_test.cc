@@ -94,7 +94,9 @@ TEST_CASE("at most N pods of one workload are in flight", "[run]") {
   SeedCluster world;
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
-  Replica replica(server, prometheus, tmp, policy);  // default: 1 per workload
+  controller::LoopSettings settings;
+  settings.workload_cooldown = std::chrono::seconds(0);  // the next cycle may move the other pod
+  Replica replica(server, prometheus, tmp, policy, settings);  // default: 1 per workload
 
   SECTION("the second pod of the ReplicaSet waits for the next cycle") {
     controller::CycleOutcome first = replica.cycle();
@@ -410,7 +412,9 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
   SeedCluster world;
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy("", "95"));  // te3 at 92% is fine
-  Replica replica(server, prometheus, tmp, policy);
+  controller::LoopSettings settings;
+  settings.workload_cooldown = std::chrono::seconds(0);  // the third cycle plans the other pod
+  Replica replica(server, prometheus, tmp, policy, settings);
   CHECK(replica.cycle().planned == 0);
 
   tmp.write("policy.yaml", seed_policy("", "80"));  // now it is hot

@@ -1,0 +1,225 @@
+// The per-workload cool-down (--workload-cooldown): kept in memory after every accepted
+// eviction, rebuilt from loadshift's own Events after a restart, and a refused Events list that
+// only warns.
+#include <nlohmann/json.hpp>
+
+#include "controller/workload_moves.h"
+#include "placement/rfc3339.h"
+#include "test/run/run_fixture.h"
+
+using namespace loadshift;
+using namespace loadshift::testing;
+using Catch::Matchers::Contains;
+
+namespace {
+
+const std::string kWorkload = "load-test/ReplicaSet/low-priority-workload-5f6b7";
+
+size_t evictions_sent(const FakeApiServer& server) {
+  size_t n = 0;
+  for (const RecordedRequest& r : server.writes()) {
+    if (r.path.find("/eviction") != std::string::npos && r.status == 201) ++n;
+  }
+  return n;
+}
+
+// Captures the controller's log lines (text) for the lifetime of the object.
+struct LogCapture {
+  std::ostringstream lines;
+  LogCapture() { controller::configure_logging(controller::LogFormat::kText, &lines); }
+  ~LogCapture() { controller::configure_logging(controller::LogFormat::kText); }
+  std::string text() const { return lines.str(); }
+};
+
+// An eviction Event as loadshift writes it, `related` to `owner` of namespace `ns`.
+nlohmann::json eviction_event(const std::string& name, const std::string& ns,
+                              const std::string& owner, std::chrono::system_clock::time_point at) {
+  return {
+      {"apiVersion", "events.k8s.io/v1"},
+      {"kind", "Event"},
+      {"metadata", {{"name", name}, {"namespace", ns}}},
+      {"eventTime", placement::format_micro_time(at)},
+      {"reportingController", "loadshift.io/descheduler"},
+      {"reportingInstance", "loadshift-0"},
+      {"action", "Descheduled"},
+      {"reason", "LoadAware"},
+      {"type", "Normal"},
+      {"regarding", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"name", name}}},
+      {"related",
+       {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"namespace", ns}, {"name", owner}}}};
+}
+
+}  // namespace
+
+TEST_CASE("cool-down: a workload's second pod waits, also after a restart", "[run][cooldown]") {
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  LogCapture log;
+  controller::LoopSettings settings;  // the defaults: 30m cool-down, 1 pod in flight
+  REQUIRE(settings.workload_cooldown == std::chrono::minutes(30));
+
+  auto first = std::make_unique<Replica>(server, prometheus, tmp, policy, settings);
+  controller::CycleOutcome outcome = first->cycle();
+  INFO(outcome.why);
+  CHECK(outcome.evicted == 1);
+  REQUIRE(evictions_sent(server) == 1);
+
+  // The Event names the workload in `related`.
+  std::vector<nlohmann::json> events = server.objects("/apis/events.k8s.io/v1/events");
+  REQUIRE(events.size() == 1);
+  CHECK(events[0]["related"] == nlohmann::json({{"apiVersion", "apps/v1"},
+                                                {"kind", "ReplicaSet"},
+                                                {"namespace", "load-test"},
+                                                {"name", "low-priority-workload-5f6b7"},
+                                                {"uid", "uid-low-priority-workload-5f6b7"}}));
+
+  // The evicted pod is gone, the other one is Ready: only the cool-down holds it back.
+  REQUIRE(eventually([&] {
+    return first->cache.pod("load-test", kHotPodA) == std::nullopt &&
+           first->cache.pod("load-test", kHotPodB) != std::nullopt;
+  }));
+  outcome = first->cycle();
+  INFO(outcome.why);
+  CHECK(outcome.planned == 0);
+  CHECK(evictions_sent(server) == 1);
+  CHECK_THAT(log.text(), Contains("workload cooling down: a pod of " + kWorkload));
+  CHECK_THAT(scrape(*first->registry), Contains("loadshift_cooling_workloads 1"));
+  first.reset();
+
+  SECTION("a restarted controller reads the Events back and still skips") {
+    Replica second(server, prometheus, tmp, policy, settings);
+    outcome = second.cycle();
+    INFO(outcome.why);
+    CHECK(outcome.planned == 0);
+    CHECK(evictions_sent(server) == 1);
+    CHECK_THAT(log.text(), Contains("workload cool-down rebuilt"));
+    CHECK_THAT(log.text(), Contains("workloads=1"));
+    CHECK(count_requests(server, "GET", "/apis/events.k8s.io/v1/events") >= 1);
+  }
+  SECTION("without the cool-down the pod is evicted (the skip above is the cool-down's)") {
+    settings.workload_cooldown = std::chrono::seconds(0);
+    Replica second(server, prometheus, tmp, policy, settings);
+    outcome = second.cycle();
+    INFO(outcome.why);
+    CHECK(outcome.evicted == 1);
+    CHECK(evictions_sent(server) == 2);
+  }
+  SECTION("Events of an older loadshift, without `related`, are ignored") {
+    std::vector<nlohmann::json> stored = server.objects("/apis/events.k8s.io/v1/events");
+    for (nlohmann::json& e : stored) {
+      e.erase("related");
+      e["metadata"].erase("resourceVersion");
+    }
+    server.set_objects("/apis/events.k8s.io/v1/events", stored);
+    Replica second(server, prometheus, tmp, policy, settings);
+    outcome = second.cycle();
+    INFO(outcome.why);
+    CHECK(outcome.evicted == 1);
+    CHECK_THAT(log.text(), Contains("without_related=1"));
+  }
+}
+
+TEST_CASE("cool-down: a refused Events list warns and the controller still evicts",
+          "[run][cooldown]") {
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  LogCapture log;
+  // An Event from a minute ago says the workload just moved; the list of Events is refused.
+  server.upsert("/apis/events.k8s.io/v1/events",
+                eviction_event("earlier", "load-test", "low-priority-workload-5f6b7",
+                               std::chrono::system_clock::now() - std::chrono::minutes(1)));
+  server.fail_next("/apis/events.k8s.io/v1/events", 403);
+  Replica replica(server, prometheus, tmp, policy);
+
+  controller::CycleOutcome outcome = replica.cycle();
+  INFO(outcome.why);
+  CHECK(outcome.result == "evicted");
+  CHECK(outcome.evicted == 1);
+  CHECK_THAT(log.text(), Contains("workload cool-down not rebuilt"));
+  CHECK_THAT(log.text(), Contains("403"));
+  CHECK_THAT(log.text(), Contains("grant list on events.k8s.io events"));
+}
+
+TEST_CASE("rebuild_workload_moves keeps loadshift's eviction Events within the window",
+          "[run][cooldown]") {
+  FakeApiServer server;
+  const auto now = std::chrono::system_clock::now();
+  using std::chrono::minutes;
+  std::vector<nlohmann::json> events;
+  events.push_back(eviction_event("a1", "ns1", "web-1", now - minutes(20)));
+  events.push_back(eviction_event("a2", "ns1", "web-1", now - minutes(5)));  // the later one
+  events.push_back(eviction_event("b", "ns2", "db-1", now - minutes(45)));   // outside 30m
+  nlohmann::json series = eviction_event("c", "ns3", "api-1", now - minutes(50));
+  series["series"] = {{"count", 2},
+                      {"lastObservedTime", placement::format_micro_time(now - minutes(2))}};
+  events.push_back(series);  // its series is recent
+  nlohmann::json other = eviction_event("d", "ns4", "x-1", now);
+  other["reportingController"] = "someone-else";
+  events.push_back(other);
+  nlohmann::json warning = eviction_event("e", "ns5", "y-1", now);
+  warning["type"] = "Warning";
+  events.push_back(warning);
+  nlohmann::json old_style = eviction_event("f", "ns6", "z-1", now);
+  old_style.erase("related");
+  events.push_back(old_style);
+  server.set_objects("/apis/events.k8s.io/v1/events", events);
+
+  kube::ApiClient client(access_to(server, "admin-token"), fast_client());
+  controller::MovesRebuild read =
+      controller::rebuild_workload_moves(client, now, std::chrono::minutes(30), 2);
+  INFO(read.error);
+  REQUIRE(read.error.empty());
+  CHECK(read.events == 7);
+  CHECK(read.without_related == 1);
+  CHECK(read.used == 3);
+  REQUIRE(read.moves.size() == 2);
+  auto close_to = [](std::chrono::system_clock::time_point a,
+                     std::chrono::system_clock::time_point b) {
+    return std::chrono::abs(a - b) < std::chrono::milliseconds(1);
+  };
+  REQUIRE(read.moves.count("ns1/ReplicaSet/web-1") == 1);
+  CHECK(close_to(read.moves.at("ns1/ReplicaSet/web-1"), now - minutes(5)));
+  REQUIRE(read.moves.count("ns3/ReplicaSet/api-1") == 1);
+  CHECK(close_to(read.moves.at("ns3/ReplicaSet/api-1"), now - minutes(2)));
+  CHECK(count_requests(server, "GET", "/apis/events.k8s.io/v1/events") == 4);  // 4 pages of 2
+
+  strategies::WorkloadMoves moves = read.moves;
+  controller::prune_workload_moves(moves, now + minutes(26), std::chrono::minutes(30));
+  CHECK(moves.size() == 1);  // web-1 (5 min ago) reached its 30 min
+  CHECK(moves.count("ns3/ReplicaSet/api-1") == 1);
+
+  server.fail_next("/apis/events.k8s.io/v1/events", 403);
+  controller::MovesRebuild refused =
+      controller::rebuild_workload_moves(client, now, std::chrono::minutes(30), 2);
+  CHECK(refused.moves.empty());
+  CHECK_THAT(refused.error, Contains("403"));
+}
+
+TEST_CASE("cool-down: a standby that takes over reads the leader's Events", "[run][cooldown]") {
+  FakeApiServerOptions options;
+  options.tokens = {{"admin-token", "admin"}, {"a-token", "admin"}, {"b-token", "admin"}};
+  SeedCluster world(options);
+  auto& [server, prometheus, tmp] = world;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  LogCapture log;
+  auto a = std::make_unique<Replica>(server, prometheus, tmp, policy, controller::LoopSettings{},
+                                     fast_election("replica-a"), "a-token");
+  REQUIRE(eventually([&] { return a->elector->is_leader(); }));
+  Replica b(server, prometheus, tmp, policy, controller::LoopSettings{}, fast_election("replica-b"),
+            "b-token");
+  CHECK(b.cycle().result == "standby");
+
+  controller::CycleOutcome outcome = a->cycle();
+  CHECK(outcome.evicted == 1);  // the other pod waits (in flight)
+  a.reset();                    // killed: b takes over when the lease lapses
+  REQUIRE(eventually([&] { return b.elector->is_leader(); }, 10));
+  REQUIRE(eventually([&] { return b.cache.pod("load-test", kHotPodA) == std::nullopt; }));
+  outcome = b.cycle();
+  INFO(outcome.why);
+  CHECK(outcome.planned == 0);
+  CHECK(evictions_sent(server) == 1);
+  CHECK_THAT(log.text(), Contains("workloads=1"));
+  CHECK_THAT(log.text(), Contains("workload cooling down: a pod of " + kWorkload));
+}
