@@ -293,6 +293,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                   {"target", decision.target == placement::kNoNode
                                  ? ""
                                  : snapshot.nodes[decision.target].meta.name},
+                  {"landing", decision.landing == placement::kNoNode
+                                  ? ""
+                                  : snapshot.nodes[decision.landing].meta.name},
                   {"strategy", decision.strategy},
                   {"reason", decision.reason}});
       }

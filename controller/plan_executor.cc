@@ -123,13 +123,13 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       break;
     }
 
-    if (node_writes != nullptr) {
-      if (auto refused = node_writes->refused.find(node); refused != node_writes->refused.end()) {
-        skip("soft taint missing: the plan assumed loadshift.io/overutilized on " + node +
-                 " and it could not be put on (" + refused->second + ")",
-             "soft_taint_failed");
-        continue;
-      }
+    if (node_writes != nullptr && !node_writes->refused.empty()) {
+      const auto& [tainted, why] = *node_writes->refused.begin();
+      skip("soft taint missing: the plan assumed loadshift.io/overutilized on " + tainted +
+               " and it could not be put on (" + why +
+               "); every landing this cycle was predicted with it",
+           "soft_taint_failed");
+      continue;
     }
 
     if (std::string changed =

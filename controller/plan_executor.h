@@ -52,8 +52,8 @@ struct NodeWrites {
   // node name -> the resourceVersion this cycle's own patch of the node as the plan saw it gave
   // the node: a target found at that version has changed only as the plan expected.
   std::map<std::string, std::string> patched;
-  // node name -> why no pod is evicted from it this cycle (the taint the plan assumed on it could
-  // not be put on).
+  // node name -> why the taint the plan assumed on it could not be put on. The plan predicted
+  // every landing with it: while any node is here, no pod is evicted this cycle.
   std::map<std::string, std::string> refused;
 };
 

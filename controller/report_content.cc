@@ -123,10 +123,9 @@ ReportContent build_report_content(const placement::ClusterIndex& index,
   for (const strategies::EvictionDecision& d : plan.evictions) {
     const placement::Pod& pod = snapshot.pods[d.pod];
     std::string landing = d.landing != d.target ? node_name(snapshot, d.landing) : "";
-    content.evictions.push_back(EvictionRow{pod.meta.namespace_, pod.meta.name,
-                                            node_name(snapshot, d.node),
-                                            node_name(snapshot, d.target), d.strategy, d.reason,
-                                            std::move(landing)});
+    content.evictions.push_back(
+        EvictionRow{pod.meta.namespace_, pod.meta.name, node_name(snapshot, d.node),
+                    node_name(snapshot, d.target), d.strategy, d.reason, std::move(landing)});
   }
   content.summary.evictions = plan.evictions.size();
 

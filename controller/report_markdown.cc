@@ -63,8 +63,8 @@ void write_evictions(const ReportContent& content, std::ostream& out) {
   for (const EvictionRow& row : content.evictions) {
     out << "| " << code(row.namespace_ + "/" + row.pod) << " | " << cell(row.node) << " | "
         << (row.target.empty() ? std::string("(no target)") : cell(row.target))
-        << (row.landing.empty() ? std::string() : " (scheduler: " + cell(row.landing) + ")") << " | "
-        << cell(row.strategy) << " | " << cell(row.reason) << " |\n";
+        << (row.landing.empty() ? std::string() : " (scheduler: " + cell(row.landing) + ")")
+        << " | " << cell(row.strategy) << " | " << cell(row.reason) << " |\n";
   }
 }
 

@@ -47,8 +47,8 @@ bool check_flags(const SimulateOptions& o, std::ostream& err, CheckedFlags* out)
   if (!o.at.empty()) {
     out->at = placement::parse_rfc3339(o.at);
     if (!out->at) {
-      err << "error: --at: expected an RFC 3339 time such as 2026-11-22T04:00:00Z, found \""
-          << o.at << "\"\n";
+      err << "error: --at: expected an RFC 3339 time such as 2026-11-22T04:00:00Z, found \"" << o.at
+          << "\"\n";
       ok = false;
     }
   }
@@ -85,7 +85,8 @@ void write_table(const SimulationResult& r, const SimulationOptions& o, std::ost
   }
   out << "\n  MAX: the hottest node; SD: standard deviation over the nodes with usage (after the "
          "cycle's moves)\n  ELSEWH.: replacements the scheduler put elsewhere than the plan "
-         "counted them (its landing, else its target); UNPLACED: no node admitted them\n  TWICE: pods moved two times or more so far; "
+         "counted them (its landing, else its target); UNPLACED: no node admitted them\n  TWICE: "
+         "pods moved two times or more so far; "
          "MOVED BACK: moves onto a node the pod had left\n\n";
   if (r.converged_after) {
     out << "converged: no eviction after cycle " << *r.converged_after << "\n";
@@ -114,14 +115,14 @@ nlohmann::ordered_json to_json(const SimulationResult& r, const SimulationOption
                       {"cpuByNode", values(c.cpu_by_node)},
                       {"memoryByNode", values(c.memory_by_node)}});
   }
-  return {{"cycles", o.cycles},
-          {"landingPrediction", o.predict_landing},
-          {"softTaintHotNodes", o.soft_taint_hot_nodes},
-          {"workloadCooldownSeconds", o.cooldown.count()},
-          {"nodes", r.nodes},
-          {"convergedAfter",
-           r.converged_after ? nlohmann::ordered_json(*r.converged_after) : nullptr},
-          {"perCycle", std::move(cycles)}};
+  return {
+      {"cycles", o.cycles},
+      {"landingPrediction", o.predict_landing},
+      {"softTaintHotNodes", o.soft_taint_hot_nodes},
+      {"workloadCooldownSeconds", o.cooldown.count()},
+      {"nodes", r.nodes},
+      {"convergedAfter", r.converged_after ? nlohmann::ordered_json(*r.converged_after) : nullptr},
+      {"perCycle", std::move(cycles)}};
 }
 
 }  // namespace
@@ -133,8 +134,8 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   if (!policy) return 2;
   placement::Snapshot snapshot;
   if (!read_snapshot(options.snapshot_files, &snapshot, err)) return 2;
-  std::optional<metrics::UsageMap> usage =
-      fetch_usage(UsageFlags{options.usage_file, "", flags.at, std::nullopt}, *policy, snapshot, err);
+  std::optional<metrics::UsageMap> usage = fetch_usage(
+      UsageFlags{options.usage_file, "", flags.at, std::nullopt}, *policy, snapshot, err);
   if (!usage) return 2;
 
   SimulationOptions sim;

@@ -88,7 +88,8 @@ class Simulation {
       if (u == nullptr || !u->cpu_memory_measured) continue;
       const placement::Node& n = cluster_.nodes[node];
       Amounts base;
-      base.cpu_milli = std::max(0.0, u->cpu.percent * allocatable(n, true) / 100 - pods[node].cpu_milli);
+      base.cpu_milli =
+          std::max(0.0, u->cpu.percent * allocatable(n, true) / 100 - pods[node].cpu_milli);
       base.memory_bytes =
           std::max(0.0, u->memory.percent * allocatable(n, false) / 100 - pods[node].memory_bytes);
       base_[node] = base;

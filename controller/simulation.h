@@ -26,9 +26,10 @@ struct SimulationOptions {
   int cycles = 10;
   std::chrono::seconds interval{600};  // between cycles (pod ages, cool-down)
   std::chrono::system_clock::time_point start;
-  bool predict_landing = true;        // PlanOptions::predict_landing
-  bool soft_taint_hot_nodes = false;  // PlanOptions::soft_taint_hot_nodes, and the scheduler sees it
-  std::chrono::seconds cooldown{0};   // PlanOptions::cooldown, fed by the simulated evictions
+  bool predict_landing = true;  // PlanOptions::predict_landing
+  bool soft_taint_hot_nodes =
+      false;                         // PlanOptions::soft_taint_hot_nodes, and the scheduler sees it
+  std::chrono::seconds cooldown{0};  // PlanOptions::cooldown, fed by the simulated evictions
   uint64_t seed = 1;  // the scheduler's random choice among nodes tied at the top score
 };
 
@@ -42,19 +43,19 @@ struct UsageSpread {
 struct SimulatedCycle {
   int cycle = 0;  // 0: the starting state, before any plan
   size_t evictions = 0;
-  size_t unplaced = 0;       // replacements no node admitted (they stay Pending)
-  size_t gone = 0;           // evicted pods nothing recreates (bare pods, finished pods)
-  size_t elsewhere = 0;      // replacements put elsewhere than the plan counted them
-  size_t moved_twice = 0;    // so far: pods moved two times or more
-  size_t moved_back = 0;     // so far: moves onto a node the pod had left before
-  UsageSpread cpu, memory;   // after the cycle's moves
+  size_t unplaced = 0;      // replacements no node admitted (they stay Pending)
+  size_t gone = 0;          // evicted pods nothing recreates (bare pods, finished pods)
+  size_t elsewhere = 0;     // replacements put elsewhere than the plan counted them
+  size_t moved_twice = 0;   // so far: pods moved two times or more
+  size_t moved_back = 0;    // so far: moves onto a node the pod had left before
+  UsageSpread cpu, memory;  // after the cycle's moves
   // Per node (SimulationResult::nodes order), after the cycle's moves; empty optional: unknown.
   std::vector<std::optional<double>> cpu_by_node, memory_by_node;
 };
 
 struct SimulationResult {
-  std::vector<std::string> nodes;        // node names, snapshot order
-  std::vector<SimulatedCycle> cycles;    // cycle 0 (the start), then 1..N
+  std::vector<std::string> nodes;      // node names, snapshot order
+  std::vector<SimulatedCycle> cycles;  // cycle 0 (the start), then 1..N
   // The first cycle after which no cycle evicted anything, or empty when the last one did.
   std::optional<int> converged_after;
   // The first LoadAware's watermarks (percent), for the chart's shading; empty when none.

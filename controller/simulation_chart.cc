@@ -63,7 +63,8 @@ void write_panel(const SimulationResult& result, const Panel& panel, double top,
     }
   }
   auto x = [&](size_t cycle) {
-    return kLeft + (last == 0 ? 0 : plot_w * static_cast<double>(cycle) / static_cast<double>(last));
+    return kLeft +
+           (last == 0 ? 0 : plot_w * static_cast<double>(cycle) / static_cast<double>(last));
   };
   auto y = [&](double percent) { return top + kPanelHeight * (1 - percent / y_max); };
 
@@ -77,8 +78,8 @@ void write_panel(const SimulationResult& result, const Panel& panel, double top,
         << number(*panel.low) << "%</title></rect>\n";
   }
   if (panel.high) {
-    out << "<rect x=\"" << kLeft << "\" y=\"" << number(y(y_max)) << "\" width=\""
-        << number(plot_w) << "\" height=\"" << number(y(*panel.high) - y(y_max))
+    out << "<rect x=\"" << kLeft << "\" y=\"" << number(y(y_max)) << "\" width=\"" << number(plot_w)
+        << "\" height=\"" << number(y(*panel.high) - y(y_max))
         << "\" fill=\"#e76f51\" fill-opacity=\"0.15\"><title>overutilized: over "
         << number(*panel.high) << "%</title></rect>\n";
   }
@@ -105,7 +106,8 @@ void write_panel(const SimulationResult& result, const Panel& panel, double top,
   for (size_t node = 0; node < n; ++node) {
     std::string points;
     for (size_t c = 0; c < result.cycles.size(); ++c) {
-      const auto& values = panel.cpu ? result.cycles[c].cpu_by_node : result.cycles[c].memory_by_node;
+      const auto& values =
+          panel.cpu ? result.cycles[c].cpu_by_node : result.cycles[c].memory_by_node;
       if (node >= values.size() || !values[node]) continue;
       if (!points.empty()) points += ' ';
       points += number(x(c)) + "," + number(y(*values[node]));

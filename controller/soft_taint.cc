@@ -77,11 +77,15 @@ SoftTaintPlan plan_soft_taints(const placement::Snapshot& snapshot, const strate
     const bool carries = has_soft_taint(node);
     switch (state.node_class) {
       case NodeClass::kOverutilized: {
+        // Every hot node, with evictions or not: the plan's scheduler model counted the taint on
+        // all of them (a hot node without it would look the emptiest and draw the replacements).
         auto evicted = evicted_from.find(state.node);
-        if (!carries && evicted != evicted_from.end()) {
-          out.changes.push_back({state.node, true,
-                                 "overutilized (" + state.why + "), " +
-                                     std::to_string(evicted->second) + " eviction(s) planned"});
+        if (!carries) {
+          out.changes.push_back(
+              {state.node, true,
+               "overutilized (" + state.why + "), " +
+                   std::to_string(evicted == evicted_from.end() ? 0 : evicted->second) +
+                   " eviction(s) planned"});
         }
         break;
       }

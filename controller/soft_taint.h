@@ -3,13 +3,13 @@
 // replacements of the pods evicted from a hot node while its evictions settle.
 //
 // After the plan and before the evictions (never in dry run):
-//  - a node the plan classes overutilized and evicts at least one pod from gets the taint;
+//  - every node the plan classes overutilized gets the taint (evictions from it or not);
 //  - a node carrying it that the plan classes underutilized or appropriate (it cooled) loses it;
 //  - a node carrying it whose class is unknown or unclassified (no usage data, out of scope, not
 //    Ready) keeps it, and the log says so; so does an overutilized node (still hot).
 // The scheduler model of the plan (PlanOptions::soft_taint_hot_nodes) counted the taint on every
-// overutilized node: a node the taint could not be put on (403, an error) has its evictions
-// skipped this cycle (NodeWrites::refused).
+// overutilized node, for every pod's landing: when the taint could not be put on a node (403, an
+// error), every eviction of this cycle is skipped (NodeWrites::refused).
 //
 // The write is a JSON Patch (RFC 6902) of the node, not a read-modify-write PUT: its first
 // operation tests metadata.resourceVersion against the node as the cache saw it, so the positions

@@ -168,7 +168,8 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
   }
   if (weights == 0) return 0;
   if (fit.type == FitScoring::Type::kRequestedToCapacityRatio) {
-    return static_cast<int64_t>(std::lround(static_cast<double>(sum) / static_cast<double>(weights)));
+    return static_cast<int64_t>(
+        std::lround(static_cast<double>(sum) / static_cast<double>(weights)));
   }
   return sum / weights;
 }
@@ -181,8 +182,8 @@ int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& led
   for (std::string_view r : {kCpu, kMemory}) {
     int64_t allocatable = n.allocatable.get(r);
     if (allocatable == 0) continue;
-    int64_t requested = index_.requested(node).get(r) + ledger.reserved(node).get(r) +
-                        index_.requests(pod).get(r);
+    int64_t requested =
+        index_.requested(node).get(r) + ledger.reserved(node).get(r) + index_.requests(pod).get(r);
     fractions.push_back(
         std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable)));
   }
@@ -201,8 +202,8 @@ int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledg
     if (request == 0) continue;
     ++weights;
     double allocatable = static_cast<double>(n.allocatable.get(r));
-    double used = static_cast<double>(index_.requested(node).get(r) +
-                                      ledger.reserved(node).get(r) + request);
+    double used =
+        static_cast<double>(index_.requested(node).get(r) + ledger.reserved(node).get(r) + request);
     if (allocatable <= 0 || used > allocatable) continue;
     sum += used / allocatable;
   }
@@ -233,8 +234,8 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
   std::vector<int64_t> taints, affinity, inter_pod, spread;
   std::vector<bool> spread_missing;
   const PodInterRules* rules = index_.pod_topology().rules(pod);
-  const NodeId at = ledger.planned_node(pod) != kNoNode ? ledger.planned_node(pod)
-                                                          : index_.node_of(pod);
+  const NodeId at =
+      ledger.planned_node(pod) != kNoNode ? ledger.planned_node(pod) : index_.node_of(pod);
   for (NodeId node : nodes) {
     if (!placer.feasible_replacement(pod, node, ledger)) continue;
     NodeScore s;
@@ -245,7 +246,8 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     taints.push_back(untolerated_soft_taints(pod, node));
     affinity.push_back(preferred_affinity_score(p, snapshot.nodes[node]));
     InterPodScore ip;
-    if (rules != nullptr) ip = score_inter_pod(index_.pod_topology(), *rules, pod, at, node, ledger);
+    if (rules != nullptr)
+      ip = score_inter_pod(index_.pod_topology(), *rules, pod, at, node, ledger);
     inter_pod.push_back(ip.affinity);
     spread.push_back(static_cast<int64_t>(std::llround(ip.spread)));
     spread_missing.push_back(ip.spread_missing_key);
@@ -314,10 +316,10 @@ Landing SchedulerModel::predict(PodId pod, std::span<const NodeId> nodes, const 
 
 std::string SchedulerModel::describe(const NodeScore& s) const {
   std::string out = index_.snapshot().nodes[s.node].meta.name + " " + std::to_string(s.total) +
-                    " (fit " + std::to_string(s.fit) + ", balanced " +
-                    std::to_string(s.balanced) + ", taints " + std::to_string(s.taint) +
-                    ", affinity " + std::to_string(s.node_affinity) + ", inter-pod " +
-                    std::to_string(s.inter_pod) + ", spread " + std::to_string(s.spread);
+                    " (fit " + std::to_string(s.fit) + ", balanced " + std::to_string(s.balanced) +
+                    ", taints " + std::to_string(s.taint) + ", affinity " +
+                    std::to_string(s.node_affinity) + ", inter-pod " + std::to_string(s.inter_pod) +
+                    ", spread " + std::to_string(s.spread);
   if (s.binpack != 0) out += ", binpack " + std::to_string(s.binpack);
   return out + ")";
 }

@@ -73,9 +73,9 @@ struct Landing {
   // Every node with the top score (the scheduler picks one of them at random), in node order;
   // empty when no node admits the replacement.
   std::vector<NodeId> best;
-  int64_t score = 0;      // their total
-  size_t feasible = 0;    // nodes that admit the replacement
-  bool volcano = false;   // scored as Volcano would
+  int64_t score = 0;     // their total
+  size_t feasible = 0;   // nodes that admit the replacement
+  bool volcano = false;  // scored as Volcano would
   // The scores of the best nodes and of `also` (predict()'s argument) when it was feasible, for
   // reasons: "te3 287 (fit 92, balanced 95, ...)".
   std::vector<NodeScore> detail;

@@ -139,11 +139,14 @@ struct EvictionLimits {
 
 // How the cluster's scheduler scores nodes (LoadAware `schedulerScoring`, loadshift's own): what
 // the scheduler model (placement/scheduler_model.h) predicts landings with. The same shape as
-// KubeSchedulerConfiguration's NodeResourcesFitArgs.scoringStrategy, so it can be copied from there.
+// KubeSchedulerConfiguration's NodeResourcesFitArgs.scoringStrategy, so it can be copied from
+// there.
 struct SchedulerScoring {
   std::string type = "LeastAllocated";  // | MostAllocated | RequestedToCapacityRatio
-  std::vector<std::pair<std::string, int64_t>> resources{{"cpu", 1}, {"memory", 1}};  // name, weight
-  std::vector<std::pair<int64_t, int64_t>> shape;  // requestedToCapacityRatio.shape: utilization, score
+  std::vector<std::pair<std::string, int64_t>> resources{{"cpu", 1},
+                                                         {"memory", 1}};  // name, weight
+  std::vector<std::pair<int64_t, int64_t>>
+      shape;  // requestedToCapacityRatio.shape: utilization, score
   friend bool operator==(const SchedulerScoring&, const SchedulerScoring&) = default;
 };
 

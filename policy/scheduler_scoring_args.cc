@@ -126,8 +126,8 @@ void write_scheduler_scoring(const SchedulerScoring& scoring, YAML::Emitter& out
   out << YAML::Key << "type" << YAML::Value << scoring.type;
   out << YAML::Key << "resources" << YAML::Value << YAML::BeginSeq;
   for (const auto& [name, weight] : scoring.resources) {
-    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name
-        << YAML::Key << "weight" << YAML::Value << weight << YAML::EndMap;
+    out << YAML::Flow << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key
+        << "weight" << YAML::Value << weight << YAML::EndMap;
   }
   out << YAML::EndSeq;
   if (!scoring.shape.empty()) {

@@ -1,7 +1,7 @@
 // LoadAware's `schedulerScoring` (loadshift's own): how the cluster's scheduler scores nodes, so
-// that the scheduler model predicts where replacements land. The shape of KubeSchedulerConfiguration's
-// NodeResourcesFitArgs.scoringStrategy, validated as kube-scheduler validates it. Internal to
-// policy/.
+// that the scheduler model predicts where replacements land. The shape of
+// KubeSchedulerConfiguration's NodeResourcesFitArgs.scoringStrategy, validated as kube-scheduler
+// validates it. Internal to policy/.
 #pragma once
 
 #include <yaml-cpp/yaml.h>

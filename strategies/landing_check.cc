@@ -19,7 +19,8 @@ const placement::NodeScore* detail_of(const placement::Landing& landing, NodeId 
 std::string scores_text(const placement::SchedulerModel& model, const placement::Landing& landing,
                         NodeId chosen, NodeId target) {
   std::string out = "scheduler score " + model.describe(*detail_of(landing, chosen));
-  if (const placement::NodeScore* t = detail_of(landing, target); t != nullptr && target != chosen) {
+  if (const placement::NodeScore* t = detail_of(landing, target);
+      t != nullptr && target != chosen) {
     out += " vs " + model.describe(*t);
   }
   if (landing.best.size() > 1) {
@@ -41,9 +42,10 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
   auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };
   placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), target);
   if (landing.best.empty()) {
-    out.problem = "replacement would not be scheduled: no node admits a new copy of the pod "
-                  "(the scheduler model; the placement core accepted " +
-                  name(target) + ")";
+    out.problem =
+        "replacement would not be scheduled: no node admits a new copy of the pod "
+        "(the scheduler model; the placement core accepted " +
+        name(target) + ")";
     return out;
   }
   std::vector<double> amounts = caps.amounts(load);

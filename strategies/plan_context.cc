@@ -251,7 +251,8 @@ std::optional<std::string> PlanContext::cooldown_reason(const placement::Pod& po
   if (since >= options_.cooldown) return std::nullopt;
   // A time after `now` (a clock step back) counts as just now: the workload is still cooling.
   return "workload cooling down: a pod of " + workload + " was evicted " +
-         (since.count() < 0 ? std::string("just now") : policy::format_duration(since.count() * 1000) + " ago") +
+         (since.count() < 0 ? std::string("just now")
+                            : policy::format_duration(since.count() * 1000) + " ago") +
          ", cool-down " + policy::format_duration(options_.cooldown.count() * 1000);
 }
 

@@ -209,7 +209,8 @@ placement::SchedulerProfile scheduler_profile(const policy::Policy& policy) {
                      : scoring.type == "RequestedToCapacityRatio" ? Type::kRequestedToCapacityRatio
                                                                   : Type::kLeastAllocated;
   profile.fit.resources.clear();
-  for (const auto& [name, weight] : scoring.resources) profile.fit.resources.push_back({name, weight});
+  for (const auto& [name, weight] : scoring.resources)
+    profile.fit.resources.push_back({name, weight});
   for (const auto& [utilization, score] : scoring.shape) {
     profile.fit.shape.push_back({utilization, score});
   }

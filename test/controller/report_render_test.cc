@@ -88,10 +88,11 @@ TEST_CASE("report json: values, nulls for unknown usage, no pool and no target",
   CHECK(doc["skipped"][0]["node"] == "n1");
   CHECK(doc["skipped"][0]["reason"] ==
         "namespace excluded: default is in evictableNamespaces.exclude");
-  CHECK(doc["summary"] ==
-        nlohmann::ordered_json{
-            {"evictions", 2}, {"overutilized", 1}, {"underutilized", 1}, {"unknown", 1},
-            {"unclassified", 0}});
+  CHECK(doc["summary"] == nlohmann::ordered_json{{"evictions", 2},
+                                                 {"overutilized", 1},
+                                                 {"underutilized", 1},
+                                                 {"unknown", 1},
+                                                 {"unclassified", 0}});
 }
 
 TEST_CASE("report json: the written document parses and equals report_json", "[report]") {
@@ -206,9 +207,8 @@ TEST_CASE("report markdown: tables, escaped cells, groups, summary", "[report]")
   CHECK_THAT(md, Catch::StartsWith("# loadshift dry-run report\n"));
   CHECK_THAT(md,
              Catch::Contains("**2 evictions; 1 overutilized, 1 underutilized, 1 unknown node**"));
-  CHECK_THAT(md,
-             Catch::Contains("| Node | Pool | Class | Figures | CPU | CPU after | Memory | "
-                             "Memory after | MetricResource |"));
+  CHECK_THAT(md, Catch::Contains("| Node | Pool | Class | Figures | CPU | CPU after | Memory | "
+                                 "Memory after | MetricResource |"));
   CHECK_THAT(md, Catch::Contains("| n1 | training | overutilized | usage | 92.0% | 61.0% | 70.0% | "
                                  "65.0% | unknown | 30.0% / 80.0% | 30.0% / 85.0% | - |"));
   CHECK_THAT(md, Catch::Contains("| n3 | - | unknown | usage | unknown | unknown | unknown | "
@@ -282,8 +282,9 @@ TEST_CASE("report table: column headers say what the figures are", "[report]") {
   std::string requests = table({row("a", Figures::kRequests, 40, {})});
   CHECK_THAT(requests, Catch::Contains("CPU REQUESTED"));
   // Rows that differ: one FIGURES column, plain CPU and MEMORY headers, and the metric column.
-  std::string mixed = table({row("a", Figures::kUsage, 40, {}), row("b", Figures::kRequests, 10, {}),
-                             row("c", Figures::kMetric, {}, 70)});
+  std::string mixed =
+      table({row("a", Figures::kUsage, 40, {}), row("b", Figures::kRequests, 10, {}),
+             row("c", Figures::kMetric, {}, 70)});
   CHECK_THAT(mixed, Catch::Contains("FIGURES"));
   CHECK_THAT(mixed, Catch::Contains("METRICRESOURCE"));
   CHECK_THAT(mixed, Catch::Contains("  CPU "));

@@ -4,12 +4,12 @@
 #include <catch2/catch.hpp>
 #include <nlohmann/json.hpp>
 
+#include <unistd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <unistd.h>
 
 #include "controller/commands.h"
 
@@ -97,7 +97,8 @@ TEST_CASE("simulate: the ping-pong case bounces without landing prediction, not 
     REQUIRE(run.code == 0);
     nlohmann::json j = run.json();
     int evictions = 0;
-    for (int cycle = 1; cycle <= 6; ++cycle) evictions += j["perCycle"][cycle]["evictions"].get<int>();
+    for (int cycle = 1; cycle <= 6; ++cycle)
+      evictions += j["perCycle"][cycle]["evictions"].get<int>();
     CHECK(evictions == 2);  // cycles 1 and 4
     CHECK(j["perCycle"][4]["evictions"] == 1);
   }
@@ -146,7 +147,7 @@ TEST_CASE("simulate: the chart is an SVG that rsvg-convert renders") {
   std::ifstream svg(o.chart);
   std::string text((std::istreambuf_iterator<char>(svg)), std::istreambuf_iterator<char>());
   CHECK(text.find("<svg") != std::string::npos);
-  CHECK(text.find("<title>pp1</title>") != std::string::npos);  // one line per node
+  CHECK(text.find("<title>pp1</title>") != std::string::npos);        // one line per node
   CHECK(text.find("overutilized: over 70.0%") != std::string::npos);  // the watermark band
   // rsvg-convert (librsvg2-bin, installed by scripts/setup.sh) must render it.
   fs::path png = dir / "chart.png";

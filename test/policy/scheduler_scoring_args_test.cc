@@ -32,8 +32,8 @@ TEST_CASE("schedulerScoring: default, MostAllocated with weights, RequestedToCap
   ReadResult none = read("");
   CHECK(none.errors.empty());
   CHECK(scoring_of(none).type == "LeastAllocated");
-  CHECK(scoring_of(none).resources == std::vector<std::pair<std::string, int64_t>>{{"cpu", 1},
-                                                                                   {"memory", 1}});
+  CHECK(scoring_of(none).resources ==
+        std::vector<std::pair<std::string, int64_t>>{{"cpu", 1}, {"memory", 1}});
 
   ReadResult most = read(
       "schedulerScoring:\n"

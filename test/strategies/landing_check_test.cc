@@ -110,7 +110,8 @@ TEST_CASE("per-workload cool-down: a workload moved within the window is left al
   BalanceRun r;
   ping_pong_cluster(r);
   r.f.options.predict_landing = false;
-  strategies::WorkloadMoves moved{{"apps/ReplicaSet/busy-rs", r.f.options.now - std::chrono::minutes(5)}};
+  strategies::WorkloadMoves moved{
+      {"apps/ReplicaSet/busy-rs", r.f.options.now - std::chrono::minutes(5)}};
   r.f.options.last_moved = &moved;
   SECTION("inside the window") {
     r.f.options.cooldown = std::chrono::minutes(10);

@@ -30,8 +30,10 @@ TEST_CASE("LoadAware relieves a hot node to an underutilized node of its own poo
                        training_pod("w-big", "train-hot", 8000)};
   r.f.usage = usage_of({{"train-hot", {92, 40}}, {"train-warm", {45, 20}}, {"inf-idle", {5, 5}}});
   policy::LoadAwareArgs args = seed_load_aware_args();
-  args.node_pools = {{"training", "maip.mxsf.io/node.usage=training",
-                      {{"cpu", 50}, {"memory", 30}}, {{"cpu", 90}, {"memory", 85}}}};
+  args.node_pools = {{"training",
+                      "maip.mxsf.io/node.usage=training",
+                      {{"cpu", 50}, {"memory", 30}},
+                      {{"cpu", 90}, {"memory", 85}}}};
 
   CHECK(r.run(&strategies::run_load_aware, args) == Moves{"w-small->train-warm"});
   // The pool's watermarks: 45% is under the training pool's 50% (not under the plugin's 30%).
@@ -92,8 +94,8 @@ TEST_CASE("LoadAware never pushes a target over its own targetThresholds") {
   SECTION("moves planned earlier count on the target") {
     r.f.snapshot.nodes.push_back(make_node("other"));
     r.f.snapshot.pods.push_back(owned_pod("earlier", "other", 4000));
-    r.f.usage = usage_of({{"hot", {99, 40}}, {"idle-1", {25, 10}}, {"idle-2", {20, 10}},
-                          {"other", {50, 10}}});
+    r.f.usage = usage_of(
+        {{"hot", {99, 40}}, {"idle-1", {25, 10}}, {"idle-2", {20, 10}}, {"other", {50, 10}}});
     r.f.build();
     // An earlier plugin put 12.5% on idle-2: 20 + 12.5 + 56.25 > 80.
     r.f.ctx().evict(r.f.pod("earlier"), r.f.node("idle-2"), "p", "Earlier", "test", nullptr);
@@ -109,7 +111,8 @@ TEST_CASE("LoadAware deviation mode classifies around the mean of real usage") {
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("a"), make_node("b"), make_node("c"), make_node("d")};
   r.f.snapshot.pods = {owned_pod("p", "a", 4000)};
-  r.f.options.predict_landing = false;  // classification is the subject: b, c, d tie for the scheduler
+  r.f.options.predict_landing =
+      false;  // classification is the subject: b, c, d tie for the scheduler
   // Mean cpu 50: low 40, high 60.
   r.f.usage = usage_of({{"a", {70, 10}}, {"b", {50, 10}}, {"c", {30, 10}}, {"d", {50, 10}}});
   policy::LoadAwareArgs args = seed_load_aware_args();
@@ -124,8 +127,9 @@ TEST_CASE("LoadAware deviation mode classifies around the mean of real usage") {
   CHECK(r.node("a").thresholds == policy::Percentages{{"cpu", 40}});
   CHECK(r.node("a").target_thresholds == policy::Percentages{{"cpu", 60}});
   CHECK(r.node("b").why == "cpu 50.0% in 40%..60%");
-  CHECK(r.reason(0) == "a cpu 70.0% > 60%: evict apps/p (est. 4 cpu from requests) -> c (cpu "
-                       "30.0% -> 42.5%)");
+  CHECK(r.reason(0) ==
+        "a cpu 70.0% > 60%: evict apps/p (est. 4 cpu from requests) -> c (cpu "
+        "30.0% -> 42.5%)");
 }
 
 TEST_CASE("LoadAware sustainedFor: a node hot for the whole period moves, a spike does not") {
@@ -134,8 +138,11 @@ TEST_CASE("LoadAware sustainedFor: a node hot for the whole period moves, a spik
                         make_node("idle"), make_node("idle-spiky")};
   r.f.snapshot.pods = {owned_pod("s", "steady", 4000), owned_pod("k", "spike", 4000),
                        owned_pod("b", "blind", 4000)};
-  r.f.usage = usage_of({{"steady", {92, 40}}, {"spike", {95, 40}}, {"blind", {93, 40}},
-                        {"idle", {10, 10}}, {"idle-spiky", {10, 10}}});
+  r.f.usage = usage_of({{"steady", {92, 40}},
+                        {"spike", {95, 40}},
+                        {"blind", {93, 40}},
+                        {"idle", {10, 10}},
+                        {"idle-spiky", {10, 10}}});
   auto sustain = [&](const std::string& node, double cpu_min, double cpu_max, double mem_min,
                      double mem_max) {
     metrics::NodeUsage& u = r.f.usage.nodes[node];
@@ -170,14 +177,15 @@ TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
   std::vector<std::pair<std::string, std::pair<double, double>>> known;
   for (int i = 1; i <= 8; ++i) r.f.snapshot.nodes.push_back(make_node("te" + std::to_string(i)));
   r.f.snapshot.pods = {owned_pod("p", "te3", 4000)};
-  for (int i = 1; i <= 7; ++i) known.push_back({"te" + std::to_string(i), {i == 3 ? 92.0 : 10.0, 10}});
+  for (int i = 1; i <= 7; ++i)
+    known.push_back({"te" + std::to_string(i), {i == 3 ? 92.0 : 10.0, 10}});
   r.f.usage = usage_of(known, {{"te8", "no cpu series"}});
   policy::LoadAwareArgs strict = seed_load_aware_args();
   strict.metrics.min_node_coverage = 90;
   CHECK(r.run(&strategies::run_load_aware, strict).empty());
-  CHECK(r.f.plan.notes == std::vector<std::string>{
-                              "LoadAware: 7 of 8 nodes (87.5%) have usage data; minNodeCoverage "
-                              "is 90%: nothing evicted"});
+  CHECK(r.f.plan.notes ==
+        std::vector<std::string>{"LoadAware: 7 of 8 nodes (87.5%) have usage data; minNodeCoverage "
+                                 "is 90%: nothing evicted"});
   // Known nodes are still classified (the deschedule plugins read the watermarks); none acts.
   CHECK(r.node_class("te3") == NodeClass::kOverutilized);
   CHECK(r.f.plan.skipped.empty());
@@ -193,10 +201,10 @@ TEST_CASE("LoadAware does nothing when too few nodes have usage data") {
   known.erase(known.begin());  // te1 loses its data too
   r.f.usage = usage_of(known, {{"te1", "no cpu series"}, {"te8", "no cpu series"}});
   CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
-  CHECK(r.f.plan.notes == std::vector<std::string>{
-                              "LoadAware: 6 of 8 nodes (75%) have usage data; without "
-                              "minNodeCoverage at most 1 may lack it (max(1, 10%)): nothing "
-                              "evicted"});
+  CHECK(r.f.plan.notes ==
+        std::vector<std::string>{"LoadAware: 6 of 8 nodes (75%) have usage data; without "
+                                 "minNodeCoverage at most 1 may lack it (max(1, 10%)): nothing "
+                                 "evicted"});
 }
 
 TEST_CASE("LoadAware without minNodeCoverage lets 10% of a big cluster lack usage data") {

@@ -2,15 +2,16 @@
 // LowNodeUtilization, checking what must hold for every plan:
 //  - every target passes the placement core with the Ledger as it was when the pod was planned;
 //  - nothing at or above priorityThreshold is evicted;
-//  - no limit is exceeded (policy per node / namespace / total, plugin node / namespace / workload);
+//  - no limit is exceeded (policy per node / namespace / total, plugin node / namespace /
+//  workload);
 //  - no target's predicted usage exceeds its targetThresholds;
 //  - no node without usage data (or out of scope) is a source or a target;
 //  - the same input gives the same plan.
 #include <catch2/catch.hpp>
 
+#include <iostream>
 #include <map>
 #include <random>
-#include <iostream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -74,8 +75,8 @@ class Generator {
         int64_t cpu = std::min<int64_t>(free_cpu, integer(1, 80) * 100);
         free_cpu -= cpu;
         std::string pod_name = name + "-p" + std::to_string(p);
-        Pod pod = owned_pod(pod_name, name, cpu, "rs" + std::to_string(integer(0, 5)),
-                            pick(kNamespaces));
+        Pod pod =
+            owned_pod(pod_name, name, cpu, "rs" + std::to_string(integer(0, 5)), pick(kNamespaces));
         if (!pool.empty()) seed_pool_rules(pod, pool == "hybrid" ? pick(kPools) : pool);
         if (pod.node_affinity.required) {
           // seed_pool_rules("") would require an empty pool: keep the pod plain instead.
@@ -86,8 +87,7 @@ class Generator {
           }
         }
         pod.priority = pick(std::vector<int32_t>{0, 100, 5000, kPriorityThreshold, 20000});
-        pod.meta.creation_timestamp =
-            "2024-01-0" + std::to_string(integer(1, 9)) + "T00:00:00Z";
+        pod.meta.creation_timestamp = "2024-01-0" + std::to_string(integer(1, 9)) + "T00:00:00Z";
         if (chance(0.3)) {
           c.usage.pods[pod.key()] = {real(0, 8000), real(0, 4.0 * (1 << 30))};
         }
@@ -115,8 +115,8 @@ class Generator {
       args.target_thresholds = watermarks(0, 20);
     }
     if (chance(0.5)) {
-      args.node_pools.push_back({"training", "maip.mxsf.io/node.usage=training",
-                                 watermarks(10, 45), watermarks(50, 95)});
+      args.node_pools.push_back(
+          {"training", "maip.mxsf.io/node.usage=training", watermarks(10, 45), watermarks(50, 95)});
     }
     args.resource_weights = {{"cpu", real(0.1, 5)}, {"memory", real(0.1, 5)}};
     if (chance(0.3)) args.eviction_limits.node = integer(1, 3);
@@ -156,7 +156,8 @@ std::string plan_text(const Snapshot& snapshot, const strategies::Plan& plan) {
     out << "evict " << snapshot.pods[e.pod].key() << " " << e.node << "->" << e.target << " ("
         << e.landing << ") " << e.reason << "\n";
   }
-  for (const auto& s : plan.skipped) out << "skip " << snapshot.pods[s.pod].key() << " " << s.reason << "\n";
+  for (const auto& s : plan.skipped)
+    out << "skip " << snapshot.pods[s.pod].key() << " " << s.reason << "\n";
   for (const auto& n : plan.nodes) {
     out << "node " << n.node << " " << strategies::to_string(n.node_class) << " " << n.why << " "
         << n.cpu_after.value_or(-1) << " " << n.memory_after.value_or(-1) << "\n";
@@ -258,8 +259,7 @@ void check_plan(const RandomCluster& c, const placement::ClusterIndex& index,
       CHECK(cpu_base + extra.first <= cap->second + 1e-6);
     }
     if (real_usage) {
-      if (auto cap = state.target_thresholds.find("memory");
-          cap != state.target_thresholds.end()) {
+      if (auto cap = state.target_thresholds.find("memory"); cap != state.target_thresholds.end()) {
         CHECK(usage->memory.percent + extra.second <= cap->second + 1e-6);
       }
       REQUIRE(state.cpu_after.has_value());
@@ -285,10 +285,10 @@ TEST_CASE("LoadAware plans over random clusters keep every invariant") {
     add_profile(c.policy, "LoadAware", args);
     placement::ClusterIndex index(c.snapshot, strategies::placement_options(c.policy));
     strategies::Plan plan = strategies::make_plan(index, c.usage, c.policy, options);
-    check_plan(c, index, plan,
-               {args.eviction_limits.node, args.eviction_limits.namespace_,
-                args.eviction_limits.workload},
-               true);
+    check_plan(
+        c, index, plan,
+        {args.eviction_limits.node, args.eviction_limits.namespace_, args.eviction_limits.workload},
+        true);
     // Static watermarks are the configured ones: the pool's for its nodes, else the plugin's.
     if (!args.use_deviation_thresholds) {
       for (const strategies::NodeState& state : plan.nodes) {
@@ -296,8 +296,8 @@ TEST_CASE("LoadAware plans over random clusters keep every invariant") {
             state.node_class == strategies::NodeClass::kUnclassified) {
           continue;
         }
-        const std::string* pool = c.snapshot.nodes[state.node].meta.labels.find(
-            "maip.mxsf.io/node.usage");
+        const std::string* pool =
+            c.snapshot.nodes[state.node].meta.labels.find("maip.mxsf.io/node.usage");
         bool training = !args.node_pools.empty() && pool != nullptr && *pool == "training";
         CHECK(state.target_thresholds ==
               (training ? args.node_pools[0].target_thresholds : args.target_thresholds));
@@ -331,8 +331,7 @@ TEST_CASE("LowNodeUtilization plans over random clusters keep every invariant") 
     }
     placement::ClusterIndex index(c.snapshot, strategies::placement_options(c.policy));
     strategies::Plan plan = strategies::make_plan(index, c.usage, c.policy);
-    check_plan(c, index, plan, {args.eviction_limit_node, std::nullopt, std::nullopt},
-               real_usage);
+    check_plan(c, index, plan, {args.eviction_limit_node, std::nullopt, std::nullopt}, real_usage);
     strategies::Plan again = strategies::make_plan(index, c.usage, c.policy);
     CHECK(plan_text(c.snapshot, plan) == plan_text(c.snapshot, again));
     evictions += plan.evictions.size();
