@@ -71,21 +71,22 @@ void write_table(const SimulationResult& r, const SimulationOptions& o, std::ost
       << (o.soft_taint_hot_nodes ? ", soft taint on hot nodes" : "")
       << (o.cooldown.count() > 0 ? ", workload cool-down" : "") << "\n\n";
   char line[256];
-  std::snprintf(line, sizeof line, "%-6s %9s %8s %8s %8s %8s %8s %8s %8s %9s\n", "CYCLE",
-                "EVICTIONS", "CPU MAX", "CPU SD", "MEM MAX", "MEM SD", "ELSEWH.", "UNPLACED",
-                "TWICE", "MOVED BACK");
+  std::snprintf(line, sizeof line, "%-6s %9s %8s %8s %8s %8s %8s %6s %8s %8s %9s\n", "CYCLE",
+                "EVICTIONS", "CPU MAX", "CPU SD", "MEM MAX", "MEM SD", "ELSEWH.", "TIED",
+                "UNPLACED", "TWICE", "MOVED BACK");
   out << line;
   for (const SimulatedCycle& c : r.cycles) {
     std::string evictions = c.cycle == 0 ? "-" : std::to_string(c.evictions);
-    std::snprintf(line, sizeof line, "%-6d %9s %8s %8s %8s %8s %8zu %8zu %8zu %9zu\n", c.cycle,
+    std::snprintf(line, sizeof line, "%-6d %9s %8s %8s %8s %8s %8zu %6zu %8zu %8zu %9zu\n", c.cycle,
                   evictions.c_str(), percent(c.cpu.max).c_str(), percent(c.cpu.stddev).c_str(),
                   percent(c.memory.max).c_str(), percent(c.memory.stddev).c_str(), c.elsewhere,
-                  c.unplaced, c.moved_twice, c.moved_back);
+                  c.tied, c.unplaced, c.moved_twice, c.moved_back);
     out << line;
   }
   out << "\n  MAX: the hottest node; SD: standard deviation over the nodes with usage (after the "
          "cycle's moves)\n  ELSEWH.: replacements the scheduler put elsewhere than the plan "
-         "counted them (its landing, else its target); UNPLACED: no node admitted them\n  TWICE: "
+         "counted them (its landing, else its target); TIED: of those, chosen at random among "
+         "nodes tied at the top score; UNPLACED: no node admitted them\n  TWICE: "
          "pods moved two times or more so far; "
          "MOVED BACK: moves onto a node the pod had left\n\n";
   if (r.converged_after) {
@@ -106,6 +107,7 @@ nlohmann::ordered_json to_json(const SimulationResult& r, const SimulationOption
     cycles.push_back({{"cycle", c.cycle},
                       {"evictions", c.evictions},
                       {"elsewhere", c.elsewhere},
+                      {"elsewhereTied", c.tied},
                       {"unplaced", c.unplaced},
                       {"gone", c.gone},
                       {"movedTwice", c.moved_twice},

@@ -60,6 +60,7 @@ class Simulation {
       after.unplaced = stats.unplaced;
       after.gone = stats.gone;
       after.elsewhere = stats.elsewhere;
+      after.tied = stats.tied;
       result_.cycles.push_back(std::move(after));
       now += options_.interval;
     }
@@ -236,7 +237,10 @@ class Simulation {
         // kube-scheduler picks one of the best at random; the seed makes it repeatable.
         NodeId chosen = landing.best[rng_() % landing.best.size()];
         scheduled.reserve(d.pod, d.node, chosen, index.requests(d.pod));
-        if (chosen != d.placed()) ++stats.elsewhere;
+        if (chosen != d.placed()) {
+          ++stats.elsewhere;
+          if (landing.best.size() > 1) ++stats.tied;
+        }
         moves.emplace_back(d.pod, chosen);
       }
     }

@@ -46,6 +46,7 @@ struct SimulatedCycle {
   size_t unplaced = 0;      // replacements no node admitted (they stay Pending)
   size_t gone = 0;          // evicted pods nothing recreates (bare pods, finished pods)
   size_t elsewhere = 0;     // replacements put elsewhere than the plan counted them
+  size_t tied = 0;          // of those, where the scheduler chose among nodes tied at the top
   size_t moved_twice = 0;   // so far: pods moved two times or more
   size_t moved_back = 0;    // so far: moves onto a node the pod had left before
   UsageSpread cpu, memory;  // after the cycle's moves
