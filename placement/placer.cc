@@ -129,6 +129,14 @@ bool Placer::feasible(PodId pod, NodeId node, const Ledger& ledger) const {
   return evaluate(pod, node, ledger, nullptr);
 }
 
+bool Placer::node_rules_pass(PodId pod, NodeId node) const {
+  uint8_t memo = index_.node_rules_memo(pod, node);
+  if (memo != 0) return memo == 1;
+  bool pass = node_rules(index_.snapshot().pods[pod], index_.snapshot().nodes[node], nullptr);
+  index_.remember_node_rules(pod, node, pass);
+  return pass;
+}
+
 bool Placer::feasible_replacement(PodId pod, NodeId node, const Ledger& ledger) const {
   return evaluate(pod, node, ledger, nullptr, /*replacement=*/true);
 }

@@ -48,6 +48,11 @@ class Placer {
   // The same decision as fits(...).fits(), without building reasons: the fast path.
   bool feasible(PodId pod, NodeId node, const Ledger& ledger) const;
 
+  // The rules that read only the node and the pod's scheduling constraints (ready, cordon, taints,
+  // nodeSelector, node affinity, usage pool), remembered per constraint class
+  // (ClusterIndex::node_rules_memo): the cheap first filter of a search over many nodes.
+  bool node_rules_pass(PodId pod, NodeId node) const;
+
   // As feasible(), for a new copy of `pod` (its owner's replacement after an eviction): the pod's
   // own node is a candidate like any other, and the original, which terminates, still counts
   // where it is (its requests, host ports, inter-pod counts), as it does for the scheduler.

@@ -102,6 +102,15 @@ const char* to_string(FitScoring::Type type) {
 SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profile)
     : index_(index), profile_(std::move(profile)) {
   const Snapshot& snapshot = index.snapshot();
+  for (const FitScoring::Resource& r : profile_.fit.resources) {
+    FitResource::Kind kind = r.name == kCpu      ? FitResource::kCpu
+                             : r.name == kMemory ? FitResource::kMemory
+                                                 : FitResource::kOther;
+    fit_resources_.push_back({kind, &r.name, r.weight});
+  }
+  for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    any_soft_taint_ = any_soft_taint_ || index.soft_tainted(node);
+  }
   pod_nonzero_cpu_.resize(snapshot.pods.size());
   pod_nonzero_memory_.resize(snapshot.pods.size());
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
@@ -125,11 +134,11 @@ bool SchedulerModel::recreated(PodId pod) const {
 
 // NodeInfo.NonZeroRequested for cpu and memory (with the ledger's moves in), Requested for the
 // rest: what NodeResourcesFit reads.
-int64_t SchedulerModel::nonzero_requested(NodeId node, std::string_view resource,
-                                          const Ledger& ledger) const {
-  const bool cpu = resource == kCpu;
-  if (!cpu && resource != kMemory) {
-    return index_.requested(node).get(resource) + ledger.reserved(node).get(resource);
+int64_t SchedulerModel::nonzero_requested(NodeId node, FitResource::Kind kind,
+                                          std::string_view name, const Ledger& ledger) const {
+  const bool cpu = kind == FitResource::kCpu;
+  if (kind == FitResource::kOther) {
+    return index_.requested(node).get(name) + ledger.reserved(node).get(name);
   }
   int64_t sum = cpu ? node_nonzero_cpu_[node] : node_nonzero_memory_[node];
   for (PodId moved : ledger.incoming(node)) {
@@ -142,13 +151,15 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
   const Node& n = index_.snapshot().nodes[node];
   const FitScoring& fit = profile_.fit;
   int64_t sum = 0, weights = 0;
-  for (const FitScoring::Resource& r : fit.resources) {
-    int64_t allocatable = n.allocatable.get(r.name);
+  for (const FitResource& r : fit_resources_) {
+    int64_t allocatable = r.kind == FitResource::kCpu      ? n.allocatable.cpu_milli
+                          : r.kind == FitResource::kMemory ? n.allocatable.memory
+                                                           : n.allocatable.get(*r.name);
     if (allocatable == 0) continue;
-    int64_t request = r.name == kCpu      ? pod_nonzero_cpu_[pod]
-                      : r.name == kMemory ? pod_nonzero_memory_[pod]
-                                          : index_.requests(pod).get(r.name);
-    int64_t requested = nonzero_requested(node, r.name, ledger) + request;
+    int64_t request = r.kind == FitResource::kCpu      ? pod_nonzero_cpu_[pod]
+                      : r.kind == FitResource::kMemory ? pod_nonzero_memory_[pod]
+                                                       : index_.requests(pod).get(*r.name);
+    int64_t requested = nonzero_requested(node, r.kind, *r.name, ledger) + request;
     int64_t score = 0;
     switch (fit.type) {
       case FitScoring::Type::kLeastAllocated:
@@ -178,16 +189,19 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
 // without defaults, the pod's included; each capped at 1).
 int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger) const {
   const Node& n = index_.snapshot().nodes[node];
-  std::vector<double> fractions;
-  for (std::string_view r : {kCpu, kMemory}) {
-    int64_t allocatable = n.allocatable.get(r);
-    if (allocatable == 0) continue;
-    int64_t requested =
-        index_.requested(node).get(r) + ledger.reserved(node).get(r) + index_.requests(pod).get(r);
-    fractions.push_back(
-        std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable)));
-  }
-  double std_dev = fractions.size() == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
+  double fractions[2];
+  size_t count = 0;
+  const ResourceList& on_node = index_.requested(node);
+  const ResourceList& reserved = ledger.reserved(node);
+  const ResourceList& request = index_.requests(pod);
+  auto add = [&](int64_t allocatable, int64_t requested) {
+    if (allocatable == 0) return;
+    fractions[count++] =
+        std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable));
+  };
+  add(n.allocatable.cpu_milli, on_node.cpu_milli + reserved.cpu_milli + request.cpu_milli);
+  add(n.allocatable.memory, on_node.memory + reserved.memory + request.memory);
+  double std_dev = count == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
@@ -214,7 +228,9 @@ int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledg
 
 int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
   const Pod& p = index_.snapshot().pods[pod];
-  int64_t count = untolerated_prefer_no_schedule(p, index_.snapshot().nodes[node]);
+  int64_t count = index_.soft_tainted(node)
+                      ? untolerated_prefer_no_schedule(p, index_.snapshot().nodes[node])
+                      : 0;
   if (node < extra_taint_.size() && extra_taint_[node]) {
     Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
     bool tolerated = std::any_of(p.tolerations.begin(), p.tolerations.end(),
@@ -244,7 +260,8 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     s.balanced = balanced_score(pod, node, ledger);
     if (volcano) s.binpack = binpack_score(pod, node, ledger);
     taints.push_back(untolerated_soft_taints(pod, node));
-    affinity.push_back(preferred_affinity_score(p, snapshot.nodes[node]));
+    affinity.push_back(
+        p.node_affinity.preferred.empty() ? 0 : preferred_affinity_score(p, snapshot.nodes[node]));
     InterPodScore ip;
     if (rules != nullptr)
       ip = score_inter_pod(index_.pod_topology(), *rules, pod, at, node, ledger);
@@ -293,12 +310,73 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
   return out;
 }
 
+bool SchedulerModel::totals_known_before_filters(PodId pod) const {
+  const Pod& p = index_.snapshot().pods[pod];
+  // Without the index's own soft taints, a node meets at most loadshift's one: counts 0 or 1,
+  // and a feasible node with 1 makes the maximum 1, so 0 -> 100 and 1 -> 0 whatever else is
+  // feasible. NodeAffinity without preferred terms and InterPodAffinity / PodTopologySpread
+  // without rules score 0 everywhere.
+  return !any_soft_taint_ && p.node_affinity.preferred.empty() &&
+         index_.pod_topology().rules(pod) == nullptr;
+}
+
+NodeScore SchedulerModel::fast_score(PodId pod, NodeId node, const Ledger& ledger,
+                                     bool volcano) const {
+  const SchedulerProfile& w = profile_;
+  NodeScore s;
+  s.node = node;
+  s.fit = fit_score(pod, node, ledger);
+  s.balanced = balanced_score(pod, node, ledger);
+  s.taint = untolerated_soft_taints(pod, node) == 0 ? kMaxNodeScore : 0;
+  if (volcano) s.binpack = binpack_score(pod, node, ledger);
+  s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
+            (volcano ? w.volcano_binpack_weight * s.binpack : 0);
+  return s;
+}
+
+Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                                     NodeId also) const {
+  const Placer placer(index_);
+  Landing landing;
+  landing.volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
+  // Every node that passes the node rules, by total; the other filters run from the top.
+  std::vector<std::pair<int64_t, NodeId>> ranked;
+  ranked.reserve(nodes.size());
+  for (NodeId node : nodes) {
+    if (!placer.node_rules_pass(pod, node)) continue;
+    ranked.emplace_back(fast_score(pod, node, ledger, landing.volcano).total, node);
+  }
+  auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
+  std::make_heap(ranked.begin(), ranked.end(), lower);
+  bool found = false;
+  while (!ranked.empty()) {
+    std::pop_heap(ranked.begin(), ranked.end(), lower);
+    auto [total, node] = ranked.back();
+    ranked.pop_back();
+    if (found && total < landing.score) break;
+    if (!placer.feasible_replacement(pod, node, ledger)) continue;
+    found = true;
+    landing.score = total;
+    landing.best.push_back(node);
+  }
+  std::sort(landing.best.begin(), landing.best.end());
+  for (NodeId node : landing.best) {
+    landing.detail.push_back(fast_score(pod, node, ledger, landing.volcano));
+  }
+  if (also != kNoNode && found &&
+      !std::binary_search(landing.best.begin(), landing.best.end(), also) &&
+      placer.feasible_replacement(pod, also, ledger)) {
+    landing.detail.push_back(fast_score(pod, also, ledger, landing.volcano));
+  }
+  return landing;
+}
+
 Landing SchedulerModel::predict(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
                                 NodeId also) const {
+  if (totals_known_before_filters(pod)) return predict_fast(pod, nodes, ledger, also);
   Landing landing;
   landing.volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
   std::vector<NodeScore> all = scores(pod, nodes, ledger);
-  landing.feasible = all.size();
   if (all.empty()) return landing;
   int64_t top = all.front().total;
   for (const NodeScore& s : all) top = std::max(top, s.total);

@@ -18,6 +18,11 @@
 // feasible node is scored), its system-default spreading for pods without constraints, and the
 // random choice among the best: every node with the top score is returned, and a caller treats
 // all of them as possible. Pure: no I/O, no clocks.
+//
+// Fast path: for a pod without preferred node affinity and inter-pod rules, on a cluster where it
+// meets at most one untolerated soft taint per node, every node's total is known before its
+// filters run (the normalisations cannot change it), so predict() checks the filters only from
+// the best total down until it has the best feasible nodes, not on every node.
 #pragma once
 
 #include <cstdint>
@@ -74,7 +79,6 @@ struct Landing {
   // empty when no node admits the replacement.
   std::vector<NodeId> best;
   int64_t score = 0;     // their total
-  size_t feasible = 0;   // nodes that admit the replacement
   bool volcano = false;  // scored as Volcano would
   // The scores of the best nodes and of `also` (predict()'s argument) when it was feasible, for
   // reasons: "te3 287 (fit 92, balanced 95, ...)".
@@ -115,7 +119,20 @@ class SchedulerModel {
   const SchedulerProfile& profile() const { return profile_; }
 
  private:
-  int64_t nonzero_requested(NodeId node, std::string_view resource, const Ledger& ledger) const;
+  // A resource of FitScoring, resolved once: cpu and memory read fields, others look up by name.
+  struct FitResource {
+    enum Kind { kCpu, kMemory, kOther } kind;
+    const std::string* name;
+    int64_t weight;
+  };
+  int64_t nonzero_requested(NodeId node, FitResource::Kind kind, std::string_view name,
+                            const Ledger& ledger) const;
+  // The fast path's condition (see the header comment).
+  bool totals_known_before_filters(PodId pod) const;
+  Landing predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                       NodeId also) const;
+  // fit, balanced, taint (0 or 100), binpack and total of a node on the fast path.
+  NodeScore fast_score(PodId pod, NodeId node, const Ledger& ledger, bool volcano) const;
   int64_t fit_score(PodId pod, NodeId node, const Ledger& ledger) const;
   int64_t balanced_score(PodId pod, NodeId node, const Ledger& ledger) const;
   int64_t binpack_score(PodId pod, NodeId node, const Ledger& ledger) const;
@@ -123,6 +140,8 @@ class SchedulerModel {
 
   const ClusterIndex& index_;
   SchedulerProfile profile_;
+  std::vector<FitResource> fit_resources_;
+  bool any_soft_taint_ = false;  // some node of the index has a PreferNoSchedule taint
   std::vector<bool> extra_taint_;
   // Per pod: cpu and memory requests with the scheduler's defaults for containers that request
   // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.

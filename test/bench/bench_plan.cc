@@ -100,7 +100,7 @@ profiles:
 )";
 
 int run_policy(const char* label, const char* text, const placement::Snapshot& snapshot,
-               const metrics::UsageMap& usage) {
+               const metrics::UsageMap& usage, const strategies::PlanOptions& options = {}) {
   policy::LoadResult loaded = policy::load_policy(text, label);
   if (!loaded.ok()) {
     for (const auto& e : loaded.errors) std::cerr << e.to_string() << "\n";
@@ -113,7 +113,7 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
     placement::ClusterIndex index(snapshot, strategies::placement_options(*loaded.policy));
     double index_s = seconds_since(start);
     start = Clock::now();
-    strategies::Plan plan = strategies::make_plan(index, usage, *loaded.policy);
+    strategies::Plan plan = strategies::make_plan(index, usage, *loaded.policy, options);
     double plan_s = seconds_since(start);
     size_t over = 0, under = 0, unknown = 0;
     for (const auto& node : plan.nodes) {
@@ -176,6 +176,13 @@ int main(int argc, char** argv) {
               usage.unknown.size(), usage.pods.size(), seconds_since(start));
 
   if (run_policy("LoadAware", kLoadAwarePolicy, snapshot, usage) != 0) return 1;
+  // The cost of landing prediction (issue 14): the same plan with the scheduler model off.
+  strategies::PlanOptions no_prediction;
+  no_prediction.predict_landing = false;
+  if (run_policy("LoadAware without landing prediction", kLoadAwarePolicy, snapshot, usage,
+                 no_prediction) != 0) {
+    return 1;
+  }
   if (run_policy("LowNodeUtilization", kLowNodeUtilizationPolicy, snapshot, usage) != 0) return 1;
   if (run_policy("Helm default", kHelmDefaultPolicy, snapshot, usage) != 0) return 1;
   std::printf("peak RSS: %.0f MiB\n", peak_rss_mib());
