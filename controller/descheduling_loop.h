@@ -44,8 +44,8 @@ struct LoopSettings {
   // loadshift's Events before the first cycle that plans and each time the replica becomes
   // leader again (workload_moves.h).
   std::chrono::seconds workload_cooldown{1800};
-  // --soft-taint-hot-nodes: loadshift.io/overutilized:PreferNoSchedule on the hot nodes pods are
-  // evicted from, removed when they cool (soft_taint.h).
+  // --soft-taint-hot-nodes: loadshift.io/overutilized:PreferNoSchedule on every hot node,
+  // removed when it cools (soft_taint.h).
   bool soft_taint_hot_nodes = false;
 };
 

@@ -178,7 +178,7 @@ int main(int argc, char** argv) {
                   "No pod of a workload is evicted within this time of the last eviction of one "
                   "of its pods, e.g. 30m (default 30m; 0: off)");
   run->add_flag("--soft-taint-hot-nodes", run_options.soft_taint_hot_nodes,
-                "Taint overutilized nodes that pods are evicted from with "
+                "Taint every overutilized node with "
                 "loadshift.io/overutilized:PreferNoSchedule until they cool (needs nodes patch)");
   run->callback([&] {
     std::signal(SIGTERM, on_stop_signal);

@@ -214,6 +214,10 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         if (!workload.key.empty()) {
           if (!in_flight(pod) && !pod.terminated()) ++workload_in_flight[workload.key];
           if (!target.empty()) evicted_owners_toward[target].insert(workload.key);
+          // The replacement is expected where the scheduler model said it lands, too.
+          if (decision.landing != placement::kNoNode) {
+            evicted_owners_toward[snap.nodes[decision.landing].meta.name].insert(workload.key);
+          }
         }
         log_line(spdlog::level::info, "evicted", fields);
         metrics_.count_eviction("success", decision.strategy, decision.profile, pod.meta.namespace_,

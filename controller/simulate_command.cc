@@ -39,8 +39,8 @@ bool check_flags(const SimulateOptions& o, std::ostream& err, CheckedFlags* out)
     ok = false;
   }
   if (!parse_flag_duration("--interval", o.interval, &out->interval, err)) ok = false;
-  if (ok && out->interval.count() <= 0) {
-    err << "error: --interval: expected a duration above 0, found \"" << o.interval << "\"\n";
+  if (ok && out->interval < std::chrono::seconds(1)) {
+    err << "error: --interval: expected a duration of 1s or more, found \"" << o.interval << "\"\n";
     ok = false;
   }
   if (!parse_flag_duration("--workload-cooldown", o.cooldown, &out->cooldown, err)) ok = false;

@@ -208,12 +208,15 @@ class Simulation {
 
       placement::SchedulerModel model(index, strategies::scheduler_profile(policy_));
       if (options_.soft_taint_hot_nodes) {
-        // As the controller does: every node the plan classes overutilized is tainted.
-        std::vector<bool> tainted(cluster_.nodes.size());
-        for (NodeId node = 0; node < tainted.size(); ++node) {
-          tainted[node] = plan.nodes[node].node_class == strategies::NodeClass::kOverutilized;
+        // As the controller does: the nodes the plan classes overutilized are tainted, the others
+        // are not (the simulated cluster carries no taint of loadshift's between cycles).
+        std::vector<placement::SchedulerModel::SoftTaint> state(cluster_.nodes.size());
+        for (NodeId node = 0; node < state.size(); ++node) {
+          state[node] = plan.nodes[node].node_class == strategies::NodeClass::kOverutilized
+                            ? placement::SchedulerModel::kTainted
+                            : placement::SchedulerModel::kUntainted;
         }
-        model.set_extra_soft_taint(std::move(tainted));
+        model.set_soft_taint(std::move(state));
       }
       std::vector<NodeId> all(cluster_.nodes.size());
       for (NodeId node = 0; node < all.size(); ++node) all[node] = node;
@@ -222,6 +225,11 @@ class Simulation {
         const placement::Pod& pod = cluster_.pods[d.pod];
         if (std::string workload = strategies::workload_key(pod); !workload.empty()) {
           last_moved_[workload] = now;
+        }
+        if (!pod.terminated() && model.recreated_in_place(d.pod)) {
+          // A DaemonSet's pod comes back on its own node.
+          moves.emplace_back(d.pod, d.node);
+          continue;
         }
         if (pod.terminated() || !model.recreated(d.pod)) {
           ++stats.gone;
@@ -237,7 +245,7 @@ class Simulation {
         // kube-scheduler picks one of the best at random; the seed makes it repeatable.
         NodeId chosen = landing.best[rng_() % landing.best.size()];
         scheduled.reserve(d.pod, d.node, chosen, index.requests(d.pod));
-        if (chosen != d.placed()) {
+        if (d.placed() != placement::kNoNode && chosen != d.placed()) {
           ++stats.elsewhere;
           if (landing.best.size() > 1) ++stats.tied;
         }

@@ -43,7 +43,7 @@ struct UsageSpread {
 struct SimulatedCycle {
   int cycle = 0;  // 0: the starting state, before any plan
   size_t evictions = 0;
-  size_t unplaced = 0;      // replacements no node admitted (they stay Pending)
+  size_t unplaced = 0;      // replacements no node admitted: dropped, their usage counts nowhere
   size_t gone = 0;          // evicted pods nothing recreates (bare pods, finished pods)
   size_t elsewhere = 0;     // replacements put elsewhere than the plan counted them
   size_t tied = 0;          // of those, where the scheduler chose among nodes tied at the top

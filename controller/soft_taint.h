@@ -1,6 +1,6 @@
 // The soft taint on hot nodes (run --soft-taint-hot-nodes): loadshift.io/overutilized with an
 // empty value and effect PreferNoSchedule, so that the scheduler prefers other nodes for the
-// replacements of the pods evicted from a hot node while its evictions settle.
+// replacements of the pods evicted from hot nodes while the evictions settle.
 //
 // After the plan and before the evictions (never in dry run):
 //  - every node the plan classes overutilized gets the taint (evictions from it or not);

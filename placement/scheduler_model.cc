@@ -109,7 +109,11 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
     fit_resources_.push_back({kind, &r.name, r.weight});
   }
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
-    any_soft_taint_ = any_soft_taint_ || index.soft_tainted(node);
+    for (const Taint& taint : snapshot.nodes[node].taints) {
+      if (taint.effect == TaintEffect::kPreferNoSchedule && taint.key != kSoftTaintKey) {
+        any_soft_taint_ = true;
+      }
+    }
   }
   pod_nonzero_cpu_.resize(snapshot.pods.size());
   pod_nonzero_memory_.resize(snapshot.pods.size());
@@ -132,6 +136,16 @@ bool SchedulerModel::recreated(PodId pod) const {
   return owner != nullptr && owner->kind != "DaemonSet" && owner->kind != "Node";
 }
 
+bool SchedulerModel::recreated_in_place(PodId pod) const {
+  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  return owner != nullptr && (owner->kind == "DaemonSet" || owner->kind == "Node");
+}
+
+bool SchedulerModel::replaced_after_deletion(PodId pod) const {
+  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  return owner != nullptr && owner->kind == "StatefulSet";
+}
+
 // NodeInfo.NonZeroRequested for cpu and memory (with the ledger's moves in), Requested for the
 // rest: what NodeResourcesFit reads.
 int64_t SchedulerModel::nonzero_requested(NodeId node, FitResource::Kind kind,
@@ -147,11 +161,18 @@ int64_t SchedulerModel::nonzero_requested(NodeId node, FitResource::Kind kind,
   return sum;
 }
 
-int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) const {
+int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
+                                  bool without_self) const {
   const Node& n = index_.snapshot().nodes[node];
-  const FitScoring& fit = profile_.fit;
+  // Volcano's nodeorder scores leastrequested on cpu and memory alike, whatever the policy says of
+  // kube-scheduler's NodeResourcesFit.
+  static const std::string kCpuName(kCpu), kMemoryName(kMemory);
+  static const std::vector<FitResource> kVolcano{{FitResource::kCpu, &kCpuName, 1},
+                                                 {FitResource::kMemory, &kMemoryName, 1}};
+  const bool volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
+  const FitScoring::Type type = volcano ? FitScoring::Type::kLeastAllocated : profile_.fit.type;
   int64_t sum = 0, weights = 0;
-  for (const FitResource& r : fit_resources_) {
+  for (const FitResource& r : volcano ? kVolcano : fit_resources_) {
     int64_t allocatable = r.kind == FitResource::kCpu      ? n.allocatable.cpu_milli
                           : r.kind == FitResource::kMemory ? n.allocatable.memory
                                                            : n.allocatable.get(*r.name);
@@ -159,9 +180,12 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
     int64_t request = r.kind == FitResource::kCpu      ? pod_nonzero_cpu_[pod]
                       : r.kind == FitResource::kMemory ? pod_nonzero_memory_[pod]
                                                        : index_.requests(pod).get(*r.name);
+    // noderesources skips an extended resource the pod does not request.
+    if (r.kind == FitResource::kOther && request == 0 && *r.name != kEphemeralStorage) continue;
     int64_t requested = nonzero_requested(node, r.kind, *r.name, ledger) + request;
+    if (without_self) requested -= request;
     int64_t score = 0;
-    switch (fit.type) {
+    switch (type) {
       case FitScoring::Type::kLeastAllocated:
         score = least_requested(requested, allocatable);
         break;
@@ -169,7 +193,8 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
         score = most_requested(requested, allocatable);
         break;
       case FitScoring::Type::kRequestedToCapacityRatio:
-        score = broken_linear(fit.shape, requested * kMaxNodeScore / allocatable);
+        score = broken_linear(profile_.fit.shape,
+                              std::min(requested, allocatable) * kMaxNodeScore / allocatable);
         // RequestedToCapacityRatio counts only the resources that score above 0.
         if (score <= 0) continue;
         break;
@@ -178,7 +203,7 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
     weights += r.weight;
   }
   if (weights == 0) return 0;
-  if (fit.type == FitScoring::Type::kRequestedToCapacityRatio) {
+  if (type == FitScoring::Type::kRequestedToCapacityRatio) {
     return static_cast<int64_t>(
         std::lround(static_cast<double>(sum) / static_cast<double>(weights)));
   }
@@ -187,38 +212,43 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger) 
 
 // NodeResourcesBalancedAllocation: 1 minus the spread of the cpu and memory fractions (requests,
 // without defaults, the pod's included; each capped at 1).
-int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger) const {
+int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger,
+                                       bool without_self) const {
   const Node& n = index_.snapshot().nodes[node];
   double fractions[2];
   size_t count = 0;
   const ResourceList& on_node = index_.requested(node);
   const ResourceList& reserved = ledger.reserved(node);
   const ResourceList& request = index_.requests(pod);
+  const int64_t self = without_self ? 0 : 1;
   auto add = [&](int64_t allocatable, int64_t requested) {
     if (allocatable == 0) return;
     fractions[count++] =
         std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable));
   };
-  add(n.allocatable.cpu_milli, on_node.cpu_milli + reserved.cpu_milli + request.cpu_milli);
-  add(n.allocatable.memory, on_node.memory + reserved.memory + request.memory);
+  add(n.allocatable.cpu_milli, on_node.cpu_milli + reserved.cpu_milli + self * request.cpu_milli);
+  add(n.allocatable.memory, on_node.memory + reserved.memory + self * request.memory);
   double std_dev = count == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
 
 // Volcano's binpack: the resources the pod requests (cpu and memory, weight 1 each), used after
 // placing over allocatable; a resource that would not fit scores 0 but keeps its weight.
-int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledger) const {
+int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledger,
+                                      bool without_self) const {
   const Node& n = index_.snapshot().nodes[node];
   double sum = 0;
   int64_t weights = 0;
-  for (std::string_view r : {kCpu, kMemory}) {
-    int64_t request = index_.requests(pod).get(r);
+  for (bool cpu : {true, false}) {
+    int64_t request = cpu ? index_.requests(pod).cpu_milli : index_.requests(pod).memory;
     if (request == 0) continue;
     ++weights;
-    double allocatable = static_cast<double>(n.allocatable.get(r));
-    double used =
-        static_cast<double>(index_.requested(node).get(r) + ledger.reserved(node).get(r) + request);
-    if (allocatable <= 0 || used > allocatable) continue;
+    double allocatable = static_cast<double>(cpu ? n.allocatable.cpu_milli : n.allocatable.memory);
+    int64_t on_node = cpu ? index_.requested(node).cpu_milli + ledger.reserved(node).cpu_milli
+                          : index_.requested(node).memory + ledger.reserved(node).memory;
+    double used = static_cast<double>(on_node + (without_self ? 0 : request));
+    // Volcano's BinPackingScore: a resource that would not fit makes the whole node score 0.
+    if (allocatable <= 0 || used > allocatable) return 0;
     sum += used / allocatable;
   }
   if (weights == 0) return 0;
@@ -228,16 +258,33 @@ int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledg
 
 int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
   const Pod& p = index_.snapshot().pods[pod];
-  int64_t count = index_.soft_tainted(node)
-                      ? untolerated_prefer_no_schedule(p, index_.snapshot().nodes[node])
-                      : 0;
-  if (node < extra_taint_.size() && extra_taint_[node]) {
-    Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
-    bool tolerated = std::any_of(p.tolerations.begin(), p.tolerations.end(),
-                                 [&](const Toleration& t) { return tolerates(t, ours); });
-    if (!tolerated) ++count;
+  const Node& n = index_.snapshot().nodes[node];
+  const SoftTaint state = node < soft_taint_.size() ? soft_taint_[node] : kAsIs;
+  Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
+  auto tolerated = [&](const Taint& taint) {
+    return std::any_of(p.tolerations.begin(), p.tolerations.end(),
+                       [&](const Toleration& t) { return tolerates(t, taint); });
+  };
+  int64_t count = 0;
+  if (index_.soft_tainted(node)) {
+    for (const Taint& taint : n.taints) {
+      if (taint.effect != TaintEffect::kPreferNoSchedule) continue;
+      // The state given replaces the snapshot's own entry (the API allows one per key and
+      // effect): never counted twice, and gone once the controller removes it.
+      if (state != kAsIs && taint.key == kSoftTaintKey) continue;
+      if (!tolerated(taint)) ++count;
+    }
   }
+  if (state == kTainted && !tolerated(ours)) ++count;
   return count;
+}
+
+bool SchedulerModel::admits(const Placer& placer, PodId pod, NodeId node,
+                            const Ledger& ledger) const {
+  if (node == index_.node_of(pod) && replaced_after_deletion(pod)) {
+    return placer.node_rules_pass(pod, node);
+  }
+  return placer.feasible_replacement(pod, node, ledger);
 }
 
 std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId> nodes,
@@ -253,12 +300,13 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
   const NodeId at =
       ledger.planned_node(pod) != kNoNode ? ledger.planned_node(pod) : index_.node_of(pod);
   for (NodeId node : nodes) {
-    if (!placer.feasible_replacement(pod, node, ledger)) continue;
+    if (!admits(placer, pod, node, ledger)) continue;
+    const bool without_self = node == index_.node_of(pod) && replaced_after_deletion(pod);
     NodeScore s;
     s.node = node;
-    s.fit = fit_score(pod, node, ledger);
-    s.balanced = balanced_score(pod, node, ledger);
-    if (volcano) s.binpack = binpack_score(pod, node, ledger);
+    s.fit = fit_score(pod, node, ledger, without_self);
+    s.balanced = balanced_score(pod, node, ledger, without_self);
+    if (volcano) s.binpack = binpack_score(pod, node, ledger, without_self);
     taints.push_back(untolerated_soft_taints(pod, node));
     affinity.push_back(
         p.node_affinity.preferred.empty() ? 0 : preferred_affinity_score(p, snapshot.nodes[node]));
@@ -273,7 +321,8 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
   if (out.empty()) return out;
   // TaintToleration and NodeAffinity: DefaultNormalizeScore (taints reversed: fewer is better).
   default_normalize(taints, /*reverse=*/true);
-  default_normalize(affinity, /*reverse=*/false);
+  // Volcano's nodeorder adds NodeAffinity's raw score, unnormalised.
+  if (!volcano) default_normalize(affinity, /*reverse=*/false);
   // InterPodAffinity: (score - min) / (max - min), 0 when all are equal.
   int64_t lo = *std::min_element(inter_pod.begin(), inter_pod.end());
   int64_t hi = *std::max_element(inter_pod.begin(), inter_pod.end());
@@ -292,9 +341,10 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     NodeScore& s = out[i];
     s.taint = taints[i];
     s.node_affinity = affinity[i];
+    // Go's order of operations: MaxNodeScore * ((score - min) / (max - min)), then truncated.
     s.inter_pod = hi > lo ? static_cast<int64_t>(static_cast<double>(kMaxNodeScore) *
-                                                 static_cast<double>(inter_pod[i] - lo) /
-                                                 static_cast<double>(hi - lo))
+                                                 (static_cast<double>(inter_pod[i] - lo) /
+                                                  static_cast<double>(hi - lo)))
                           : 0;
     if (!has_spread || spread_missing[i]) {
       s.spread = 0;
@@ -325,10 +375,11 @@ NodeScore SchedulerModel::fast_score(PodId pod, NodeId node, const Ledger& ledge
   const SchedulerProfile& w = profile_;
   NodeScore s;
   s.node = node;
-  s.fit = fit_score(pod, node, ledger);
-  s.balanced = balanced_score(pod, node, ledger);
+  const bool without_self = node == index_.node_of(pod) && replaced_after_deletion(pod);
+  s.fit = fit_score(pod, node, ledger, without_self);
+  s.balanced = balanced_score(pod, node, ledger, without_self);
   s.taint = untolerated_soft_taints(pod, node) == 0 ? kMaxNodeScore : 0;
-  if (volcano) s.binpack = binpack_score(pod, node, ledger);
+  if (volcano) s.binpack = binpack_score(pod, node, ledger, without_self);
   s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
             (volcano ? w.volcano_binpack_weight * s.binpack : 0);
   return s;
@@ -354,7 +405,7 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
     auto [total, node] = ranked.back();
     ranked.pop_back();
     if (found && total < landing.score) break;
-    if (!placer.feasible_replacement(pod, node, ledger)) continue;
+    if (!admits(placer, pod, node, ledger)) continue;
     found = true;
     landing.score = total;
     landing.best.push_back(node);
@@ -365,7 +416,7 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   }
   if (also != kNoNode && found &&
       !std::binary_search(landing.best.begin(), landing.best.end(), also) &&
-      placer.feasible_replacement(pod, also, ledger)) {
+      admits(placer, pod, also, ledger)) {
     landing.detail.push_back(fast_score(pod, also, ledger, landing.volcano));
   }
   return landing;

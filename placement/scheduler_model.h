@@ -32,6 +32,7 @@
 
 #include "placement/cluster_index.h"
 #include "placement/ledger.h"
+#include "placement/placer.h"
 
 namespace loadshift::placement {
 
@@ -92,15 +93,23 @@ class SchedulerModel {
   SchedulerModel(const SchedulerModel&) = delete;
   SchedulerModel& operator=(const SchedulerModel&) = delete;
 
-  // Nodes that carry loadshift's own PreferNoSchedule taint (loadshift.io/overutilized) for the
-  // predictions from now on, besides their own taints; `tainted` is indexed by NodeId (shorter:
-  // the rest carry none).
-  void set_extra_soft_taint(std::vector<bool> tainted) { extra_taint_ = std::move(tainted); }
+  // Whether each node carries loadshift's own PreferNoSchedule taint (loadshift.io/overutilized)
+  // when the replacement is scheduled, indexed by NodeId: kTainted or kUntainted replace what the
+  // snapshot says of that taint (the controller adds or removes it before it evicts), kAsIs (and
+  // nodes past the end) keep the snapshot's. Without a call, every node is kAsIs.
+  enum SoftTaint : int8_t { kAsIs = -1, kUntainted = 0, kTainted = 1 };
+  void set_soft_taint(std::vector<SoftTaint> state) { soft_taint_ = std::move(state); }
   static constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
 
-  // Whether evicting `pod` makes anything create a replacement: a controller owner other than a
-  // DaemonSet or a Node (a mirror pod). A bare pod is gone for good.
+  // Whether evicting `pod` makes anything create a replacement elsewhere: a controller owner
+  // other than a DaemonSet or a Node (a mirror pod). A bare pod is gone for good.
   bool recreated(PodId pod) const;
+  // Whether the replacement comes back on the pod's own node whatever the scores: a DaemonSet's
+  // pod, a mirror pod (owner Node).
+  bool recreated_in_place(PodId pod) const;
+  // Whether the replacement is created only once the original is gone (a StatefulSet's pod keeps
+  // its name): the original no longer counts on its node when the replacement is scheduled.
+  bool replaced_after_deletion(PodId pod) const;
 
   // Where the scheduler would put a new copy of `pod`, among `nodes`, on the cluster the index
   // shows plus `ledger`'s moves (the original still counted on its node). `also` (may be kNoNode)
@@ -133,16 +142,22 @@ class SchedulerModel {
                        NodeId also) const;
   // fit, balanced, taint (0 or 100), binpack and total of a node on the fast path.
   NodeScore fast_score(PodId pod, NodeId node, const Ledger& ledger, bool volcano) const;
-  int64_t fit_score(PodId pod, NodeId node, const Ledger& ledger) const;
-  int64_t balanced_score(PodId pod, NodeId node, const Ledger& ledger) const;
-  int64_t binpack_score(PodId pod, NodeId node, const Ledger& ledger) const;
+  // `without_self`: the pod's own requests are taken off `node` (a StatefulSet's original is gone
+  // from its node before the replacement is scheduled).
+  int64_t fit_score(PodId pod, NodeId node, const Ledger& ledger, bool without_self) const;
+  int64_t balanced_score(PodId pod, NodeId node, const Ledger& ledger, bool without_self) const;
+  int64_t binpack_score(PodId pod, NodeId node, const Ledger& ledger, bool without_self) const;
+  // Whether the replacement of `pod` may be scheduled on `node` (Placer::feasible_replacement;
+  // for a pod replaced after deletion, its own node needs only the node rules: it ran there).
+  bool admits(const Placer& placer, PodId pod, NodeId node, const Ledger& ledger) const;
   int64_t untolerated_soft_taints(PodId pod, NodeId node) const;
 
   const ClusterIndex& index_;
   SchedulerProfile profile_;
   std::vector<FitResource> fit_resources_;
-  bool any_soft_taint_ = false;  // some node of the index has a PreferNoSchedule taint
-  std::vector<bool> extra_taint_;
+  // Some node has a PreferNoSchedule taint other than loadshift's own.
+  bool any_soft_taint_ = false;
+  std::vector<SoftTaint> soft_taint_;
   // Per pod: cpu and memory requests with the scheduler's defaults for containers that request
   // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.
   std::vector<int64_t> pod_nonzero_cpu_, pod_nonzero_memory_;

@@ -37,9 +37,15 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
                              const PodAmounts& load) {
   LandingVerdict out;
   const placement::SchedulerModel& model = ctx.scheduler_model();
-  if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
   const placement::Snapshot& snapshot = ctx.snapshot();
   auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };
+  if (model.recreated_in_place(pod)) {
+    const placement::OwnerReference* owner = snapshot.pods[pod].controller();
+    out.problem = "replacement would land back on " + name(source) + ": a " + owner->kind +
+                  " recreates its pod on the same node";
+    return out;
+  }
+  if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
   placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), target);
   if (landing.best.empty()) {
     out.problem =

@@ -390,6 +390,10 @@ class LoadAware {
             "no relief: est. " + estimate + ", nothing of what " + name(source) + " is over on");
         continue;
       }
+      if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
+        ctx_.skip(pod, kName, std::move(*cooling));
+        continue;
+      }
       if (std::optional<std::string> limit = ctx_.limit_reason(pod, &args_.eviction_limits)) {
         ctx_.skip(pod, kName, std::move(*limit));
         continue;

@@ -342,6 +342,10 @@ class LowNodeUtilization : public NodeUtilization {
                       name(source) + " is over on");
         continue;
       }
+      if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
+        ctx_.skip(pod, plugin_, std::move(*cooling));
+        continue;
+      }
       if (std::optional<std::string> limit = ctx_.limit_reason(pod, &limits_)) {
         ctx_.skip(pod, plugin_, std::move(*limit));
         continue;
@@ -431,6 +435,10 @@ class HighNodeUtilization : public NodeUtilization {
                    [](const auto& entry) { return entry.first; });
     for (const PodRank& rank : candidates_on(source, only_thresholding)) {
       PodId pod = rank.pod;
+      if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
+        ctx_.skip(pod, plugin_, std::move(*cooling));
+        continue;
+      }
       if (std::optional<std::string> limit = ctx_.limit_reason(pod, nullptr)) {
         ctx_.skip(pod, plugin_, std::move(*limit));
         continue;

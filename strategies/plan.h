@@ -102,9 +102,10 @@ using WorkloadMoves = std::map<std::string, std::chrono::system_clock::time_poin
 struct PlanOptions {
   // "Now", for minPodAge and pod ages; the report's --at.
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
-  // Per-workload cool-down: a pod whose workload (`last_moved`, may be null) had a pod evicted
-  // less than `cooldown` before `now` is skipped by every plugin ("workload cooling down: ...").
-  // Zero turns it off. `last_moved` must outlive make_plan().
+  // Per-workload cool-down: the balance plugins (LoadAware, Low/HighNodeUtilization) skip a running
+  // pod whose workload had a pod evicted less than `cooldown` before `now` (`last_moved`, may be
+  // null) or earlier in this plan ("workload cooling down: ..."). The deschedule plugins, which
+  // fix violations, do not wait. Zero turns it off. `last_moved` must outlive make_plan().
   const WorkloadMoves* last_moved = nullptr;
   std::chrono::seconds cooldown{0};
   // Landing prediction (LoadAware): before a pod is evicted, the scheduler model

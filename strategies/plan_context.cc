@@ -195,8 +195,6 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
     }
   }
 
-  if (std::optional<std::string> cooling = cooldown_reason(p)) return cooling;
-
   const placement::JobId job_id = index_.gangs().job_of(pod);
   if (job_id != placement::kNoJob) {
     const placement::GangJob& job = index_.gangs().job(job_id);
@@ -232,19 +230,40 @@ const placement::SchedulerModel& PlanContext::scheduler_model() {
         std::make_unique<placement::SchedulerModel>(index_, scheduler_profile(policy_));
   }
   if (options_.soft_taint_hot_nodes) {
-    std::vector<bool> hot(plan_.nodes.size());
+    // What the controller does before it evicts (controller/soft_taint.h): hot nodes get the
+    // taint, cooled ones lose it, the others keep what they have.
+    using placement::SchedulerModel;
+    std::vector<SchedulerModel::SoftTaint> state(plan_.nodes.size(), SchedulerModel::kAsIs);
     for (size_t node = 0; node < plan_.nodes.size(); ++node) {
-      hot[node] = plan_.nodes[node].node_class == NodeClass::kOverutilized;
+      switch (plan_.nodes[node].node_class) {
+        case NodeClass::kOverutilized:
+          state[node] = SchedulerModel::kTainted;
+          break;
+        case NodeClass::kUnderutilized:
+        case NodeClass::kAppropriate:
+          state[node] = SchedulerModel::kUntainted;
+          break;
+        default:
+          break;
+      }
     }
-    scheduler_model_->set_extra_soft_taint(std::move(hot));
+    scheduler_model_->set_soft_taint(std::move(state));
   }
   return *scheduler_model_;
 }
 
-std::optional<std::string> PlanContext::cooldown_reason(const placement::Pod& pod) const {
-  if (options_.last_moved == nullptr || options_.cooldown.count() <= 0) return std::nullopt;
+std::optional<std::string> PlanContext::cooldown_reason(PodId pod_id) const {
+  const placement::Pod& pod = index_.snapshot().pods[pod_id];
+  // A finished pod serves nothing: removing it is no move.
+  if (options_.cooldown.count() <= 0 || pod.terminated()) return std::nullopt;
   std::string workload = workload_key(pod);
   if (workload.empty()) return std::nullopt;
+  if (moved_this_plan_.count(workload) != 0) {
+    return "workload cooling down: a pod of " + workload +
+           " is planned for eviction this cycle, cool-down " +
+           policy::format_duration(options_.cooldown.count() * 1000);
+  }
+  if (options_.last_moved == nullptr) return std::nullopt;
   auto it = options_.last_moved->find(workload);
   if (it == options_.last_moved->end()) return std::nullopt;
   auto since = std::chrono::duration_cast<std::chrono::seconds>(options_.now - it->second);
@@ -275,6 +294,7 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   ++evicted_per_namespace_[p.meta.namespace_];
   if (std::string workload = workload_key(p); !workload.empty()) {
     ++evicted_per_workload_[workload];
+    if (!p.terminated()) moved_this_plan_.insert(workload);
   }
   if (placement::JobId job = index_.gangs().job_of(pod); job != placement::kNoJob) {
     ++evicted_per_job_[job];

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -67,8 +68,9 @@ class PlanContext {
   PodLoad pod_load(PodId pod) const;
 
   // The scheduler model over this plan's index (built on first use). With
-  // options().soft_taint_hot_nodes, the nodes the controller taints carry loadshift's soft taint in
-  // its predictions: every node classed overutilized so far.
+  // options().soft_taint_hot_nodes, loadshift's soft taint as the controller leaves it before it
+  // evicts: on every node classed overutilized so far, off every node classed underutilized or
+  // appropriate, as the snapshot has it on the others.
   const placement::SchedulerModel& scheduler_model();
   // Every node of the snapshot, in order: the nodes the scheduler looks at.
   const std::vector<NodeId>& all_nodes() const { return all_nodes_; }
@@ -84,6 +86,12 @@ class PlanContext {
   bool total_limit_reached() const {
     return policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total;
   }
+
+  // The per-workload cool-down (PlanOptions::cooldown), which the balance plugins check before
+  // their limits: "workload cooling down: ..." when a pod of the pod's workload was evicted less
+  // than the cool-down before now (options().last_moved) or is planned for eviction in this plan.
+  // Finished pods, pods without a controller owner and a zero cool-down: nullopt.
+  std::optional<std::string> cooldown_reason(PodId pod) const;
 
   // Records the eviction: the decision, the Ledger reservation (when target != kNoNode), the
   // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
@@ -102,10 +110,6 @@ class PlanContext {
   NodeState& node_state(NodeId node) { return plan_.nodes[node]; }
 
  private:
-  // "workload cooling down: ..." when options().last_moved holds the pod's workload within
-  // options().cooldown of now.
-  std::optional<std::string> cooldown_reason(const placement::Pod& pod) const;
-
   const placement::ClusterIndex& index_;
   const metrics::UsageMap& usage_;
   const policy::Policy& policy_;
@@ -121,7 +125,8 @@ class PlanContext {
   std::vector<uint32_t> evicted_per_node_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_namespace_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_workload_;  // "ns/Kind/name"
-  std::unordered_map<uint32_t, uint32_t> evicted_per_job_;             // JobId -> count
+  std::set<std::string, std::less<>> moved_this_plan_;      // workloads of running pods evicted
+  std::unordered_map<uint32_t, uint32_t> evicted_per_job_;  // JobId -> count
   uint32_t evicted_total_ = 0;
   // Selector strings parsed by matches_selector(); empty optional: could not be parsed.
   mutable std::map<std::string, std::optional<placement::LabelSelector>, std::less<>> selectors_;

@@ -168,7 +168,7 @@ TEST_CASE("TaintToleration and NodeAffinity are normalised over the feasible nod
   }
   SECTION("loadshift's own soft taint on the pod's node sends the replacement elsewhere") {
     SchedulerModel m(index);
-    m.set_extra_soft_taint({false, false, true});
+    m.set_soft_taint({SchedulerModel::kAsIs, SchedulerModel::kUntainted, SchedulerModel::kTainted});
     std::vector<NodeScore> t = m.scores(2, kAll, ledger);
     // Counts 2, 1, 1 -> 0, 50, 50: b 24 + 87 + 150 + 200 = 461 beats c 87 + 100 + 150 = 337.
     CHECK(score_of(t, 2).taint == 50);
@@ -267,11 +267,18 @@ TEST_CASE("the fast path picks the same best nodes as scoring every node") {
       if (pick(0, 3) == 0) pod.scheduler_name = "volcano";
       s.pods.push_back(pod);
     }
+    std::vector<SchedulerModel::SoftTaint> tainted(s.nodes.size());
+    for (size_t n = 0; n < tainted.size(); ++n) {
+      tainted[n] = static_cast<SchedulerModel::SoftTaint>(pick(-1, 1));
+      // Some nodes carry loadshift's taint already (a cycle before put it there).
+      if (pick(0, 3) == 0) {
+        s.nodes[n].taints.push_back(
+            {SchedulerModel::kSoftTaintKey, "", TaintEffect::kPreferNoSchedule});
+      }
+    }
     ClusterIndex index(s);
     SchedulerModel model(index);
-    std::vector<bool> tainted(s.nodes.size());
-    for (size_t n = 0; n < tainted.size(); ++n) tainted[n] = pick(0, 2) == 0;
-    model.set_extra_soft_taint(tainted);
+    model.set_soft_taint(tainted);
     Ledger ledger(s.nodes.size(), &index.pod_topology());
     std::vector<NodeId> all(s.nodes.size());
     for (NodeId n = 0; n < all.size(); ++n) all[n] = n;
