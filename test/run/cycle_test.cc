@@ -39,6 +39,7 @@ TEST_CASE("a cycle evicts the planned pods through the Eviction API, with Events
   std::string policy = tmp.write("policy.yaml", seed_policy("gracePeriodSeconds: 7\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;  // no workload limit: both pods of the ReplicaSet
+  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
   Replica replica(server, prometheus, tmp, policy, settings);
 
   controller::CycleOutcome outcome = replica.cycle();
@@ -205,6 +206,7 @@ TEST_CASE("a PodDisruptionBudget that forbids the eviction is recorded and the p
       tmp.write("policy.yaml", seed_policy("evictionFailureEventNotification: true\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
+  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
   Replica replica(server, prometheus, tmp, policy, settings);
 
   controller::CycleOutcome outcome = replica.cycle();
@@ -303,6 +305,7 @@ TEST_CASE("the policy's eviction limits hold in the controller", "[run]") {
   std::string policy = tmp.write("policy.yaml", seed_policy(limit + ": 1\n"));
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
+  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   CHECK(outcome.evicted == 1);
@@ -318,6 +321,8 @@ TEST_CASE("dry run: the plan is logged and nothing is written", "[run]") {
   controller::configure_logging(controller::LogFormat::kJson, &log);
   controller::LoopSettings settings;
   settings.dry_run = true;
+  // Both pods of the ReplicaSet in one plan (the default cool-down plans one per workload).
+  settings.workload_cooldown = std::chrono::seconds(0);
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   controller::configure_logging(controller::LogFormat::kText);
@@ -438,6 +443,7 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
   settings.max_in_flight_per_workload = 0;
+  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
   Replica replica(server, prometheus, tmp, policy, settings);
   // Plan on the cache as it is, then change the world before the executor runs.
   placement::Snapshot snapshot = replica.cache.snapshot();

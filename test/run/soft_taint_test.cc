@@ -198,7 +198,8 @@ TEST_CASE("soft taint: a node that cannot be tainted keeps its pods this cycle",
   LogCapture log;
   controller::LoopSettings settings;
   settings.soft_taint_hot_nodes = true;
-  settings.max_in_flight_per_workload = 0;  // both pods of te3 planned and carried out
+  settings.max_in_flight_per_workload = 0;               // both pods of te3 planned and carried out
+  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
   Replica replica(server, prometheus, tmp, policy, settings);
 
   SECTION("403: refused") {
