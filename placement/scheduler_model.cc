@@ -215,7 +215,7 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
 int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger,
                                        bool without_self) const {
   const Node& n = index_.snapshot().nodes[node];
-  double fractions[2];
+  double fractions[2] = {0, 0};
   size_t count = 0;
   const ResourceList& on_node = index_.requested(node);
   const ResourceList& reserved = ledger.reserved(node);
