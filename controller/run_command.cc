@@ -4,6 +4,7 @@
 #include <random>
 #include <thread>
 
+#include "controller/command_inputs.h"
 #include "controller/commands.h"
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
@@ -22,23 +23,6 @@ namespace loadshift::controller {
 namespace {
 
 using std::chrono::milliseconds;
-
-// A duration flag: Go's syntax ("30s", "10m", "1h30m") or "0".
-bool parse_flag_duration(const std::string& flag, const std::string& text, milliseconds* out,
-                         std::ostream& err) {
-  if (text == "0") {
-    *out = milliseconds(0);
-    return true;
-  }
-  std::optional<policy::Duration> d = policy::parse_duration(text);
-  if (!d || d->milliseconds < 0) {
-    err << "error: " << flag << ": expected a duration such as 30s, 10m or 1h30m, found \"" << text
-        << "\"\n";
-    return false;
-  }
-  *out = milliseconds(d->milliseconds);
-  return true;
-}
 
 // The namespace this pod runs in: $POD_NAMESPACE, the service account's namespace file, else
 // kube-system (the descheduler's).
