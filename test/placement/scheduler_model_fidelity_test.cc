@@ -121,8 +121,8 @@ TEST_CASE("a StatefulSet's replacement is scored without its original") {
   CHECK(model.replaced_after_deletion(2));
 }
 // volcano-sh/volcano pkg/scheduler/plugins/nodeorder/nodeorder.go, nodeOrderFn: NodeAffinity's
-// raw Score is added times its weight with no NormalizeScore ("TODO: should we normalize the
-// score"). A preferred term of weight 7 on b gives b 7 * 2 = 14, not 100 * 2.
+// raw Score is added times its weight with no NormalizeScore (its source leaves normalising as an
+// open question). A preferred term of weight 7 on b gives b 7 * 2 = 14, not 100 * 2.
 TEST_CASE("Volcano's nodeorder does not normalise NodeAffinity") {
   Snapshot s;
   s.nodes.push_back(make_node("a", 4000, 8 * kGi));
