@@ -54,6 +54,12 @@ inline Pod make_pod(const std::string& name, int64_t cpu_milli = 100,
   return pod;
 }
 
+// A controller owner reference of `kind` (ReplicaSet unless said), as a controller sets it.
+inline OwnerReference controller_owner(const std::string& name,
+                                       const std::string& kind = "ReplicaSet") {
+  return OwnerReference{"apps/v1", kind, name, name + "-uid", true};
+}
+
 inline Toleration tolerate(const std::string& key, const std::string& value,
                            std::optional<TaintEffect> effect = TaintEffect::kNoSchedule) {
   return Toleration{key, TolerationOperator::kEqual, value, effect, std::nullopt};

@@ -12,15 +12,6 @@
 namespace loadshift::testing {
 namespace {
 constexpr int64_t kGi = int64_t{1} << 30;
-OwnerReference rs(const std::string& name) {
-  OwnerReference o;
-  o.api_version = "apps/v1";
-  o.kind = "ReplicaSet";
-  o.name = name;
-  o.uid = name + "-uid";
-  o.controller = true;
-  return o;
-}
 const NodeScore& of(const std::vector<NodeScore>& v, NodeId n) {
   for (const NodeScore& s : v)
     if (s.node == n) return s;
@@ -39,7 +30,7 @@ TEST_CASE("loadshift's soft taint is not counted twice on a node that already ca
   s.nodes.push_back(make_node("c", 4000, 8 * kGi));
   s.nodes[0].taints.push_back({"loadshift.io/overutilized", "", TaintEffect::kPreferNoSchedule});
   Pod mover = make_pod("mover", 500, 1 * kGi, "c");
-  mover.owners.push_back(rs("web-1"));
+  mover.owners.push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -80,7 +71,7 @@ TEST_CASE("an extended resource the pod does not request is not scored") {
   s.pods[0].containers[0].requests.set("cpu", 1000);
   s.pods[0].containers[0].requests.set("memory", 2 * kGi);
   Pod mover = make_pod("mover", 1000, 2 * kGi, "");
-  mover.owners.push_back(rs("web-1"));
+  mover.owners.push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   ClusterIndex index(s);
   SchedulerProfile profile;
@@ -105,13 +96,7 @@ TEST_CASE("a StatefulSet's replacement is scored without its original") {
   s.pods.push_back(make_pod("other-s", 600, 1 * kGi, "s"));
   s.pods.push_back(make_pod("other-t", 1000, 2 * kGi, "t"));
   Pod db = make_pod("db-0", 500, 1 * kGi, "s");
-  OwnerReference sts;
-  sts.api_version = "apps/v1";
-  sts.kind = "StatefulSet";
-  sts.name = "db";
-  sts.uid = "db-uid";
-  sts.controller = true;
-  db.owners.push_back(sts);
+  db.owners.push_back(controller_owner("db", "StatefulSet"));
   s.pods.push_back(db);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -129,7 +114,7 @@ TEST_CASE("Volcano's nodeorder does not normalise NodeAffinity") {
   s.nodes.push_back(make_node("b", 4000, 8 * kGi));
   Pod mover = make_pod("mover", 500, 1 * kGi, "");
   mover.scheduler_name = "volcano";
-  mover.owners.push_back(rs("web-1"));
+  mover.owners.push_back(controller_owner("web-1"));
   PreferredSchedulingTerm prefer;
   prefer.weight = 7;
   prefer.preference.match_expressions.push_back(

@@ -15,16 +15,6 @@ namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
 
-OwnerReference replica_set(const std::string& name) {
-  OwnerReference owner;
-  owner.api_version = "apps/v1";
-  owner.kind = "ReplicaSet";
-  owner.name = name;
-  owner.uid = name + "-uid";
-  owner.controller = true;
-  return owner;
-}
-
 // a: 4 cpu / 8Gi with a 1 cpu / 2Gi pod; b: 4 cpu / 8Gi with 3 cpu / 4Gi. The moving pod asks for
 // 500m / 1Gi and runs on c (8 cpu / 16Gi, empty but for it).
 Snapshot two_nodes_and_home() {
@@ -35,7 +25,7 @@ Snapshot two_nodes_and_home() {
   s.pods.push_back(make_pod("on-a", 1000, 2 * kGi, "a"));
   s.pods.push_back(make_pod("on-b", 3000, 4 * kGi, "b"));
   Pod mover = make_pod("mover", 500, 1 * kGi, "c");
-  mover.owners.push_back(replica_set("web-1"));
+  mover.owners.push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   return s;
 }
@@ -87,7 +77,7 @@ TEST_CASE("NodeResourcesFit charges 100m and 200Mi to a container that requests 
   s.nodes.push_back(make_node("a", 1000, 1000 * (int64_t{1} << 20)));
   s.nodes.push_back(make_node("home", 1000, 1000 * (int64_t{1} << 20)));
   Pod pod = make_pod("besteffort", 0, 0, "home");
-  pod.owners.push_back(replica_set("be"));
+  pod.owners.push_back(controller_owner("be"));
   s.pods.push_back(pod);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -182,14 +172,12 @@ TEST_CASE("ties, the pod's own node, and what nothing recreates") {
   s.nodes.push_back(make_node("b", 4000, 8 * kGi));
   s.nodes.push_back(make_node("home", 4000, 8 * kGi));
   Pod pod = make_pod("p", 1000, 1 * kGi, "home");
-  pod.owners.push_back(replica_set("rs"));
+  pod.owners.push_back(controller_owner("rs"));
   s.pods.push_back(pod);
   Pod bare = make_pod("bare", 100, kGi, "home");
   s.pods.push_back(bare);
   Pod daemon = make_pod("daemon", 100, kGi, "home");
-  OwnerReference ds = replica_set("ds");
-  ds.kind = "DaemonSet";
-  daemon.owners.push_back(ds);
+  daemon.owners.push_back(controller_owner("ds", "DaemonSet"));
   s.pods.push_back(daemon);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -230,7 +218,7 @@ TEST_CASE("Volcano pods get binpack besides nodeorder") {
 TEST_CASE("the ledger's planned moves count where they land") {
   Snapshot s = two_nodes_and_home();
   Pod other = make_pod("other", 2000, 2 * kGi, "c");
-  other.owners.push_back(replica_set("web-2"));
+  other.owners.push_back(controller_owner("web-2"));
   s.pods.push_back(other);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -263,7 +251,7 @@ TEST_CASE("the fast path picks the same best nodes as scoring every node") {
     for (int p = 0; p < nodes * 3; ++p) {
       Pod pod = make_pod("p" + std::to_string(p), 100 * pick(0, 10), (kGi / 4) * pick(0, 8),
                          "n" + std::to_string(pick(0, nodes - 1)));
-      pod.owners.push_back(replica_set("rs" + std::to_string(p % 5)));
+      pod.owners.push_back(controller_owner("rs" + std::to_string(p % 5)));
       if (pick(0, 3) == 0) pod.scheduler_name = "volcano";
       s.pods.push_back(pod);
     }

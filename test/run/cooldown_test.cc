@@ -23,14 +23,6 @@ size_t evictions_sent(const FakeApiServer& server) {
   return n;
 }
 
-// Captures the controller's log lines (text) for the lifetime of the object.
-struct LogCapture {
-  std::ostringstream lines;
-  LogCapture() { controller::configure_logging(controller::LogFormat::kText, &lines); }
-  ~LogCapture() { controller::configure_logging(controller::LogFormat::kText); }
-  std::string text() const { return lines.str(); }
-};
-
 // An eviction Event as loadshift writes it, `related` to `owner` of namespace `ns`.
 nlohmann::json eviction_event(const std::string& name, const std::string& ns,
                               const std::string& owner, std::chrono::system_clock::time_point at) {

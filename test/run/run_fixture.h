@@ -195,4 +195,12 @@ inline controller::LeaderElectionConfig fast_election(const std::string& identit
   return config;
 }
 
+// Captures the controller's log lines (text) for the lifetime of the object.
+struct LogCapture {
+  std::ostringstream lines;
+  LogCapture() { controller::configure_logging(controller::LogFormat::kText, &lines); }
+  ~LogCapture() { controller::configure_logging(controller::LogFormat::kText); }
+  std::string text() const { return lines.str(); }
+};
+
 }  // namespace loadshift::testing

@@ -65,13 +65,6 @@ std::function<FakeResponse(const FakeRequest&)> usage_with(
   };
 }
 
-struct LogCapture {
-  std::ostringstream lines;
-  LogCapture() { controller::configure_logging(controller::LogFormat::kText, &lines); }
-  ~LogCapture() { controller::configure_logging(controller::LogFormat::kText); }
-  std::string text() const { return lines.str(); }
-};
-
 bool cache_sees_taint(Replica& replica, bool wanted) {
   return eventually([&] {
     std::optional<placement::Node> node = replica.cache.node("te3");
