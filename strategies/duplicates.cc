@@ -176,18 +176,17 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
                                            " copies"
                                      : std::string("not a node the duplicates may run on");
                         }};
-        RefusedNodes refused;
-        std::optional<TargetFound> target =
-            targets.best(pod, targets.candidates(), refused, &spread);
-        if (!target) {
-          ctx.skip(pod, kStrategy, "no node fits: " + why + "; " + refused.describe());
+        TargetFound target =
+            targets.best(pod, targets.candidates(), &spread);
+        if (!target.node) {
+          ctx.skip(pod, kStrategy, "no node fits: " + why + "; " + target.why_not);
           continue;
         }
-        std::string reason = why + " -> " + snapshot.nodes[target->node].meta.name;
-        if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
-        ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+        std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;
+        if (!target.usage_after.empty()) reason += " (" + target.usage_after + ")";
+        ctx.evict(pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
         --count[node];
-        ++count[target->node];
+        ++count[*target.node];
       }
     }
   }

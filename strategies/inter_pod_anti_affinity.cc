@@ -175,15 +175,14 @@ void run_inter_pod_anti_affinity(const policy::InterPodAntiAffinityArgs& args,
       const std::string why =
           node_with_pool(ctx, node) + ": " + violations.describe(pod, *conflict);
       // The placement core checks the target against the pod's anti-affinity; no rule of ours.
-      RefusedNodes refused;
-      std::optional<TargetFound> target = targets.best(pod, targets.candidates(), refused);
-      if (!target) {
-        ctx.skip(pod, kStrategy, "no node fits: " + why + "; " + refused.describe());
+      TargetFound target = targets.best(pod, targets.candidates());
+      if (!target.node) {
+        ctx.skip(pod, kStrategy, "no node fits: " + why + "; " + target.why_not);
         continue;
       }
-      std::string reason = why + " -> " + snapshot.nodes[target->node].meta.name;
-      if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
-      ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+      std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;
+      if (!target.usage_after.empty()) reason += " (" + target.usage_after + ")";
+      ctx.evict(pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
     }
   }
 }

@@ -61,7 +61,8 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
       why = "replacement would land back on " + name(node);
     } else if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
       why = "replacement would land on hot " + name(node) + " (overutilized)";
-    } else if (!predicted.known(node)) {
+    } else if (!predicted.known(node) ||
+               ctx.node_state(node).node_class == NodeClass::kUnknown) {
       why = "replacement would land on " + name(node) + ", whose usage is unknown";
     } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
       why = "replacement would land on " + name(node) + " and push its " + *resource +

@@ -28,8 +28,8 @@ struct LandingVerdict {
 
 // Checks every node the scheduler may pick for the replacement of `pod` (all nodes tied at the
 // top score): none may be `source`, a node classed overutilized, a node whose usage is unknown
-// (`predicted` does not know it), or a node that `caps` would see pushed over its
-// targetThresholds by `load`.
+// (`predicted` does not know it, or no plugin could classify it: no allocatable, out of scope),
+// or a node that `caps` would see pushed over its targetThresholds by `load`.
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
                              const PredictedUsage& predicted, const TargetCaps& caps,
                              const PodAmounts& load);

@@ -56,7 +56,8 @@ class LoadAware {
         scope_(scope),
         ctx_(ctx),
         snapshot_(ctx.snapshot()),
-        predicted_(ctx.snapshot(), tracked_resources(args)),
+        tracked_(tracked_resources(args)),
+        predicted_(ctx.predicted(UsageBasis::kMeasured, tracked_)),
         high_(ctx.snapshot().nodes.size()) {}
 
   // Steps 1-2 alone; false when coverage is too low (with a note). The known nodes are classified
@@ -83,11 +84,11 @@ class LoadAware {
     }
     choose_targets();
     caps_ = TargetCaps(snapshot_, high_, predicted_);
-    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return estimated_load(ctx_, pod); });
     for (NodeId source : sources_in_order()) relieve(source);
   }
 
  private:
+  // cpu, memory and the other resources the watermarks name (the policy loader allows pods).
   static std::vector<std::string> tracked_resources(const policy::LoadAwareArgs& args) {
     std::vector<std::string> out{"cpu", "memory"};
     auto add = [&](const Percentages& watermarks) {
@@ -142,7 +143,7 @@ class LoadAware {
 
   // The first tracked resource the node has no allocatable amount of, or empty.
   std::string missing_allocatable(NodeId node) const {
-    for (const std::string& resource : predicted_.resources()) {
+    for (const std::string& resource : tracked_) {
       if (allocatable_of(snapshot_.nodes[node], resource) <= 0) return resource;
     }
     return "";
@@ -181,7 +182,6 @@ class LoadAware {
     for (NodeId node : known_) {
       now[node] = usage_now(node);
       pools[node] = pool_of(node);
-      predicted_.set(node, now[node]);
     }
     // Deviation mode: the mean over the known nodes that share the same configured watermarks.
     std::map<int, Percentages> means;
@@ -356,12 +356,6 @@ class LoadAware {
            estimate + ") -> " + name(target) + " (" + change + ")";
   }
 
-  void write_after(NodeId node) {
-    NodeState& state = ctx_.node_state(node);
-    state.cpu_after = predicted_.of(node).at("cpu");
-    state.memory_after = predicted_.of(node).at("memory");
-  }
-
   // Steps 4-6 for one source.
   void relieve(NodeId source) {
     std::vector<Candidate> candidates = candidates_on(source);
@@ -398,8 +392,13 @@ class LoadAware {
         ctx_.skip(pod, kName, std::move(*limit));
         continue;
       }
-      TargetSearch search = find_target(ctx_, pod, targets_, predicted_, caps_, chosen.load,
-                                        TargetOrder::kBest, no_targets_);
+      TargetQuery query;
+      query.candidates = targets_;
+      query.usage = &predicted_;
+      query.caps = &caps_;
+      query.load = &chosen.load;
+      query.no_candidates = no_targets_;
+      TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, kName, search.why_not);
         continue;
@@ -416,10 +415,6 @@ class LoadAware {
       std::string reason = eviction_reason(source, pod, chosen.load, target, excess) + landing.note;
       ctx_.evict(pod, target, scope_->name, kName, std::move(reason), &args_.eviction_limits,
                  landing.landing);
-      const NodeId placed = landing.landing != placement::kNoNode ? landing.landing : target;
-      predicted_.move(source, placed, chosen.load);
-      write_after(source);
-      write_after(placed);
     }
     // Every candidate was looked at and the node is still hot: say so, so nobody reads a
     // partial plan as a relieved node.
@@ -435,7 +430,10 @@ class LoadAware {
   const ProfileScope* scope_;
   PlanContext& ctx_;
   const placement::Snapshot& snapshot_;
-  PredictedUsage predicted_;
+  std::vector<std::string> tracked_;  // the resources of predicted_ LoadAware reads
+  // The plan's measured usage account: every eviction of the plan so far applied, this plugin's
+  // included (PlanContext::evict moves them).
+  const PredictedUsage& predicted_;
   std::vector<Percentages> high_;  // by node: targetThresholds in effect
   TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_, targets_;

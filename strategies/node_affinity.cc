@@ -35,7 +35,7 @@ constexpr std::string_view kRequired = "requiredDuringSchedulingIgnoredDuringExe
 constexpr std::string_view kPreferred = "preferredDuringSchedulingIgnoredDuringExecution";
 
 std::string with_usage(const TargetFound& target, const PlanContext& ctx, std::string detail) {
-  std::string text = " -> " + ctx.snapshot().nodes[target.node].meta.name;
+  std::string text = " -> " + ctx.snapshot().nodes[*target.node].meta.name;
   if (!target.usage_after.empty()) {
     detail += detail.empty() ? target.usage_after : "; " + target.usage_after;
   }
@@ -63,14 +63,13 @@ void run_required(const policy::NodeAffinityArgs& args, const ProfileScope& scop
       for (const placement::Rejection& r : violated) texts.push_back(r.reason);
       const std::string violation = node_with_pool(ctx, node) + " " + join(texts, "; ");
       if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;
-      RefusedNodes refused;
-      std::optional<TargetFound> target = targets.best(pod, targets.candidates(), refused);
-      if (!target) {
-        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + refused.describe());
+      TargetFound target = targets.best(pod, targets.candidates());
+      if (!target.node) {
+        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + target.why_not);
         continue;
       }
-      std::string reason = violation + with_usage(*target, ctx, "");
-      ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+      std::string reason = violation + with_usage(target, ctx, "");
+      ctx.evict(pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
     }
   }
 }
@@ -186,36 +185,27 @@ void run_preferred(const policy::NodeAffinityArgs& args, const ProfileScope& sco
       if (scores.best_in_scope <= here) continue;  // already on a best-scored node
       const std::string preference = preference_text(ctx, p, node, here);
       if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;
-      // Highest score first; the first score level with a target wins (a lower level can never
-      // beat it: the preferred score leads the placement core's order).
-      RefusedNodes refused;
-      std::optional<TargetFound> target;
-      int64_t target_score = 0;
-      size_t begin = 0;
-      while (!target && begin < scores.ranked.size() && scores.ranked_scores[begin] > here) {
-        size_t end = begin;
-        while (end < scores.ranked.size() &&
-               scores.ranked_scores[end] == scores.ranked_scores[begin]) {
-          ++end;
-        }
-        std::span<const NodeId> level(scores.ranked.data() + begin, end - begin);
-        target = targets.best(pod, level, refused);
-        target_score = scores.ranked_scores[begin];
-        begin = end;
-      }
-      if (!target) {
-        std::string detail = refused.count() == 0
+      // The candidates scoring more than here, highest score first: the placement core's order
+      // leads with the preferred score, so the best of them sits in the highest score level
+      // that has a target.
+      size_t better = 0;
+      while (better < scores.ranked.size() && scores.ranked_scores[better] > here) ++better;
+      TargetFound target =
+          targets.best(pod, std::span<const NodeId>(scores.ranked.data(), better));
+      if (!target.node) {
+        std::string detail = target.refused == 0
                                  ? "no in-scope node that nodeFit may target scores more than " +
                                        std::to_string(here)
-                                 : refused.describe();
+                                 : target.why_not;
         ctx.skip(pod, kStrategy, "no better node fits: " + preference + "; " + detail);
         continue;
       }
+      const int64_t target_score = placement::preferred_affinity_score(p, snapshot.nodes[*target.node]);
       std::string reason =
           preference + ":" +
-          with_usage(*target, ctx,
+          with_usage(target, ctx,
                      "score " + std::to_string(target_score) + " > " + std::to_string(here));
-      ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+      ctx.evict(pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
     }
   }
 }

@@ -108,18 +108,17 @@ void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& sco
       NodeRule soft_taints{
           [&](NodeId target) { return !untolerated(p, soft[target]).empty(); },
           [&](NodeId target) { return describe_all(untolerated(p, soft[target])); }};
-      RefusedNodes refused;
-      std::optional<TargetFound> target =
-          targets.best(pod, targets.candidates(), refused, &soft_taints);
-      if (target) {
-        std::string reason = violation + " -> " + snapshot.nodes[target->node].meta.name;
-        if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
-        ctx.evict(pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+      TargetFound target =
+          targets.best(pod, targets.candidates(), &soft_taints);
+      if (target.node) {
+        std::string reason = violation + " -> " + snapshot.nodes[*target.node].meta.name;
+        if (!target.usage_after.empty()) reason += " (" + target.usage_after + ")";
+        ctx.evict(pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
       } else {
         // Upstream evicts here when nodeFit is off; loadshift never evicts a pod the placement
         // core cannot place (the pod keeps running on a NoSchedule node; evicted, it would stay
         // Pending).
-        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + refused.describe());
+        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + target.why_not);
       }
     }
   }

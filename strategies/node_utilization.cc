@@ -37,7 +37,6 @@ namespace loadshift::strategies {
 namespace {
 
 constexpr double kEpsilon = 1e-9;
-constexpr const char* kMetricResource = "MetricResource";
 
 bool excluded(const std::vector<std::string>& namespaces, const std::string& ns) {
   return std::find(namespaces.begin(), namespaces.end(), ns) != namespaces.end();
@@ -54,7 +53,8 @@ class NodeUtilization {
         ctx_(ctx),
         snapshot_(ctx.snapshot()),
         real_usage_(real_usage),
-        predicted_(ctx.snapshot(), tracked(args)),
+        tracked_(tracked(args)),
+        now_(ctx.snapshot().nodes.size()),
         high_(ctx.snapshot().nodes.size()) {}
 
  protected:
@@ -70,8 +70,15 @@ class NodeUtilization {
     return out;
   }
 
-  PodAmounts load_of(PodId pod) const {
-    return real_usage_ ? estimated_load(ctx_, pod) : requested_load(ctx_.index(), pod);
+  UsageBasis basis() const { return real_usage_ ? UsageBasis::kMeasured : UsageBasis::kRequested; }
+  PodAmounts load_of(PodId pod) const { return ctx_.load_of(pod, basis()); }
+
+  // The plan's usage account on this plugin's basis (every eviction of the plan so far applied,
+  // this plugin's included), with its own resources and, for source Prometheus, MetricResource.
+  void open_account() {
+    std::vector<std::string> resources = tracked_;
+    if (metric_resource_) resources.push_back(kMetricResource);
+    predicted_ = &ctx_.predicted(basis(), resources);
   }
 
   // The in-scope nodes and their usage now; false (with a note) when the plugin cannot run.
@@ -101,7 +108,7 @@ class NodeUtilization {
       const placement::Node& n = snapshot_.nodes[node];
       const placement::ResourceList& requested = ctx_.index().requested(node);
       Percentages now;
-      for (const std::string& resource : predicted_.resources()) {
+      for (const std::string& resource : tracked_) {
         now[resource] = percent_of(n, resource, static_cast<double>(requested.get(resource)));
       }
       if (usage != nullptr) {
@@ -109,7 +116,7 @@ class NodeUtilization {
         now["memory"] = usage->memory.percent;
       }
       if (metric) now[kMetricResource] = *metric;
-      predicted_.set(node, now);
+      now_[node] = std::move(now);
       known_.push_back(node);
     }
     if (without_metric > 0) {
@@ -125,13 +132,13 @@ class NodeUtilization {
   void classify_all(Watermarks w, bool cordoned_low) {
     if (args_.use_deviation_thresholds) {
       std::vector<const Percentages*> usages;
-      for (NodeId node : known_) usages.push_back(&predicted_.of(node));
+      for (NodeId node : known_) usages.push_back(&now_[node]);
       w = around_mean(w, mean_of(usages));
     }
     const char* basis = real_usage_ || metric_resource_ ? "" : "requested ";
     for (NodeId node : known_) {
       bool schedulable = cordoned_low || !snapshot_.nodes[node].unschedulable;
-      Classification c = classify(predicted_.of(node), w, schedulable);
+      Classification c = classify(now_[node], w, schedulable);
       NodeState& state = ctx_.node_state(node);
       state.node_class = c.node_class;
       state.why = basis + c.why;
@@ -156,14 +163,14 @@ class NodeUtilization {
     state.memory_after.reset();
     if (metric_resource_) {
       state.figures = Figures::kMetric;
-      state.metric = predicted_.of(node).at(kMetricResource);
+      state.metric = now_[node].at(kMetricResource);
       state.cpu.reset();
       state.memory.reset();
       return;
     }
     state.figures = Figures::kRequests;
-    state.cpu = predicted_.of(node).at("cpu");
-    state.memory = predicted_.of(node).at("memory");
+    state.cpu = now_[node].at("cpu");
+    state.memory = now_[node].at("memory");
   }
 
   void note(const std::string& text) {
@@ -227,7 +234,7 @@ class NodeUtilization {
     std::string out = name(node) + " (";
     for (size_t i = 0; i < resources.size(); ++i) {
       const std::string& r = resources[i];
-      double before = predicted_.of(node).at(r);
+      double before = predicted_->of(node).at(r);
       out += (i > 0 ? ", " : "") + std::string(real_usage_ ? "" : "requested ") + r + " " +
              percent_text(before) + " -> " +
              percent_text(std::max(0.0, before + sign * share.at(r)));
@@ -235,20 +242,9 @@ class NodeUtilization {
     return out + ")";
   }
 
-  // Records the eviction and moves the pod's load in the running account.
-  void evict(PodId pod, NodeId source, NodeId target, std::string reason,
-             const policy::EvictionLimits* limits) {
+  // Records the eviction; PlanContext moves the pod's load in the plan's usage accounts.
+  void evict(PodId pod, NodeId target, std::string reason, const policy::EvictionLimits* limits) {
     ctx_.evict(pod, target, scope_.name, plugin_, std::move(reason), limits);
-    predicted_.move(source, target, load_of(pod));
-    if (real_usage_) {
-      record_move_after(ctx_, pod, source, target);
-    } else if (!metric_resource_) {
-      for (NodeId node : {source, target}) {
-        NodeState& state = ctx_.node_state(node);
-        state.cpu_after = predicted_.of(node).at("cpu");
-        state.memory_after = predicted_.of(node).at("memory");
-      }
-    }
   }
 
   std::vector<NodeId> matching_scope(const std::vector<NodeId>& nodes) const {
@@ -267,7 +263,9 @@ class NodeUtilization {
   bool real_usage_;
   // Source Prometheus: classified on MetricResource, pods carry none of it.
   bool metric_resource_ = false;
-  PredictedUsage predicted_;
+  std::vector<std::string> tracked_;  // the resources the plugin reads
+  std::vector<Percentages> now_;      // by node: usage when the plan began (known nodes)
+  const PredictedUsage* predicted_ = nullptr;  // open_account()
   std::vector<Percentages> high_;  // by node: the cap a target must stay within (may be empty)
   TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_;
@@ -289,11 +287,11 @@ class LowNodeUtilization : public NodeUtilization {
     if (over_.empty()) return;
     if (!enough_underutilized(nodes_text(over_.size()) + " overutilized")) return;
     targets_ = matching_scope(under_);
-    caps_ = TargetCaps(snapshot_, high_, predicted_);
-    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return load_of(pod); });
+    open_account();
+    caps_ = TargetCaps(snapshot_, high_, *predicted_);
     std::vector<std::pair<double, NodeId>> sources;
     for (NodeId node : over_) {
-      sources.emplace_back(-weighted_load(predicted_.of(node), high_[node], {}), node);
+      sources.emplace_back(-weighted_load(predicted_->of(node), high_[node], {}), node);
     }
     std::sort(sources.begin(), sources.end());
     for (const auto& source : sources) relieve(source.second);
@@ -318,7 +316,7 @@ class LowNodeUtilization : public NodeUtilization {
         }
         return;
       }
-      Percentages excess = excess_over(predicted_.of(source), high_[source]);
+      Percentages excess = excess_over(predicted_->of(source), high_[source]);
       if (excess.empty()) {
         for (size_t k = i; k < candidates.size(); ++k) {
           ctx_.skip(candidates[k].pod, plugin_,
@@ -328,7 +326,7 @@ class LowNodeUtilization : public NodeUtilization {
         return;
       }
       PodAmounts load = load_of(pod);
-      Percentages share = predicted_.share(source, load);
+      Percentages share = predicted_->share(source, load);
       std::vector<std::string> over;
       double relief = 0;
       for (const auto& entry : excess) {
@@ -350,9 +348,13 @@ class LowNodeUtilization : public NodeUtilization {
         ctx_.skip(pod, plugin_, std::move(*limit));
         continue;
       }
-      TargetSearch search =
-          find_target(ctx_, pod, targets_, predicted_, caps_, load, TargetOrder::kBest,
-                      nodes_text(under_.size()) + " underutilized, none matching nodeSelector");
+      TargetQuery query;
+      query.candidates = targets_;
+      query.usage = predicted_;
+      query.caps = &caps_;
+      query.load = &load;
+      query.no_candidates = nodes_text(under_.size()) + " underutilized, none matching nodeSelector";
+      TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);
         continue;
@@ -362,18 +364,18 @@ class LowNodeUtilization : public NodeUtilization {
           name(source) + " " + (real_usage_ || metric_resource_ ? "" : "requested ");
       for (size_t k = 0; k < over.size(); ++k) {
         reason += (k > 0 ? ", " : "") + over[k] + " " +
-                  percent_text(predicted_.of(source).at(over[k])) + " > " +
+                  percent_text(predicted_->of(source).at(over[k])) + " > " +
                   setting_text(high_[source].at(over[k]));
       }
       if (metric_resource_) {
         reason += ": evict " + snapshot_.pods[pod].key() + " -> " + name(target) + " (" +
-                  kMetricResource + " " + percent_text(predicted_.of(target).at(kMetricResource)) +
+                  kMetricResource + " " + percent_text(predicted_->of(target).at(kMetricResource)) +
                   "; pods have no MetricResource usage)";
       } else {
         reason += ": evict " + snapshot_.pods[pod].key() + " -> " +
-                  change_text(target, over, predicted_.share(target, load), +1);
+                  change_text(target, over, predicted_->share(target, load), +1);
       }
-      evict(pod, source, target, std::move(reason), &limits_);
+      evict(pod, target, std::move(reason), &limits_);
       ++evicted;
     }
   }
@@ -409,17 +411,17 @@ class HighNodeUtilization : public NodeUtilization {
       note("every schedulable node is underutilized: no node to pack onto, nothing evicted");
       return;
     }
-    predicted_.apply_plan(ctx_.plan(), [this](PodId pod) { return load_of(pod); });
+    open_account();
     // Bin packing: the most requested destinations first; the emptiest sources first.
     auto load_of_node = [this](NodeId node) {
-      return weighted_load(predicted_.of(node), args_.thresholds, {});
+      return weighted_load(predicted_->of(node), args_.thresholds, {});
     };
     std::vector<std::pair<double, NodeId>> by_load;
     for (NodeId node : matching_scope(destinations))
       by_load.emplace_back(-load_of_node(node), node);
     std::sort(by_load.begin(), by_load.end());
     for (const auto& entry : by_load) targets_.push_back(entry.second);
-    caps_ = TargetCaps(snapshot_, high_, predicted_);
+    caps_ = TargetCaps(snapshot_, high_, *predicted_);
     std::vector<std::pair<double, NodeId>> sources;
     for (NodeId node : under_) sources.emplace_back(load_of_node(node), node);
     std::sort(sources.begin(), sources.end());
@@ -444,9 +446,14 @@ class HighNodeUtilization : public NodeUtilization {
         continue;
       }
       PodAmounts load = load_of(pod);
-      TargetSearch search =
-          find_target(ctx_, pod, targets_, predicted_, caps_, load, TargetOrder::kFirstFeasible,
-                      "no schedulable node that is not underutilized matches nodeSelector");
+      TargetQuery query;
+      query.candidates = targets_;
+      query.usage = predicted_;
+      query.caps = &caps_;
+      query.load = &load;
+      query.order = TargetOrder::kFirstFeasible;
+      query.no_candidates = "no schedulable node that is not underutilized matches nodeSelector";
+      TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);
         continue;
@@ -454,8 +461,8 @@ class HighNodeUtilization : public NodeUtilization {
       NodeId target = *search.target;
       std::string reason = name(source) + " underutilized (" + ctx_.node_state(source).why +
                            "): evict " + snapshot_.pods[pod].key() + " to pack it -> " +
-                           change_text(target, shown, predicted_.share(target, load), +1);
-      evict(pod, source, target, std::move(reason), nullptr);
+                           change_text(target, shown, predicted_->share(target, load), +1);
+      evict(pod, target, std::move(reason), nullptr);
     }
   }
 

@@ -1,6 +1,7 @@
 // PlanContext: the node table, the scope, the limits and the bookkeeping of one make_plan() call.
 #include "strategies/plan_context.h"
 
+#include <algorithm>
 #include <stdexcept>
 #include <utility>
 
@@ -135,6 +136,81 @@ PodLoad PlanContext::pod_load(PodId pod) const {
   }
   const placement::ResourceList& requests = index_.requests(pod);
   return {static_cast<double>(requests.cpu_milli), static_cast<double>(requests.memory), false};
+}
+
+PodAmounts PlanContext::load_of(PodId pod, UsageBasis basis) const {
+  if (basis == UsageBasis::kRequested) return requested_load(index_, pod);
+  PodLoad load = pod_load(pod);
+  PodAmounts out;
+  out.cpu_milli = load.cpu_milli;
+  out.memory_bytes = load.memory_bytes;
+  out.measured = load.measured;
+  out.requests = &index_.requests(pod);
+  return out;
+}
+
+PodAmounts estimated_load(const PlanContext& ctx, PodId pod) {
+  return ctx.load_of(pod, UsageBasis::kMeasured);
+}
+
+const PredictedUsage& PlanContext::predicted(UsageBasis basis,
+                                             const std::vector<std::string>& resources) {
+  std::unique_ptr<PredictedUsage>& account = accounts_[static_cast<size_t>(basis)];
+  std::vector<std::string> columns;
+  if (account) columns = account->resources();
+  const size_t had = columns.size();
+  for (const std::string& resource : resources) {
+    if (std::find(columns.begin(), columns.end(), resource) == columns.end()) {
+      columns.push_back(resource);
+    }
+  }
+  if (account && columns.size() == had) return *account;
+  // Built afresh, in place (references to the account stay valid): seeded from the cluster, then
+  // the plan so far. New columns go last, so an index into resources() keeps its meaning.
+  const placement::Snapshot& snap = index_.snapshot();
+  PredictedUsage fresh(snap, columns);
+  for (NodeId node = 0; node < snap.nodes.size(); ++node) {
+    const metrics::NodeUsage* usage = node_usage(node);
+    if (basis == UsageBasis::kMeasured && usage == nullptr) continue;  // unknown
+    const placement::Node& n = snap.nodes[node];
+    const placement::ResourceList& requested = index_.requested(node);
+    Percentages now;
+    for (const std::string& resource : columns) {
+      now[resource] = percent_of(n, resource, static_cast<double>(requested.get(resource)));
+    }
+    if (basis == UsageBasis::kMeasured) {
+      now["cpu"] = usage->cpu.percent;
+      now["memory"] = usage->memory.percent;
+    } else if (now.count(kMetricResource) != 0) {
+      now[kMetricResource] = metric_resource(node).value_or(0);
+    }
+    fresh.set(node, now);
+  }
+  for (const EvictionDecision& decision : plan_.evictions) {
+    fresh.apply(decision, load_of(decision.pod, basis));
+  }
+  if (account) {
+    *account = std::move(fresh);
+  } else {
+    account = std::make_unique<PredictedUsage>(std::move(fresh));
+  }
+  return *account;
+}
+
+void PlanContext::write_after(NodeId node) {
+  if (node == placement::kNoNode) return;
+  NodeState& state = plan_.nodes[node];
+  if (!state.cpu || !state.memory || state.figures == Figures::kMetric) return;
+  const UsageBasis basis =
+      state.figures == Figures::kRequests ? UsageBasis::kRequested : UsageBasis::kMeasured;
+  const PredictedUsage* account = accounts_[static_cast<size_t>(basis)].get();
+  if (account == nullptr || !account->known(node)) return;
+  const Percentages& after = account->of(node);
+  auto cpu = after.find("cpu");
+  auto memory = after.find("memory");
+  if (cpu == after.end() || memory == after.end()) return;
+  state.cpu_after = cpu->second;
+  state.memory_after = memory->second;
 }
 
 std::optional<std::string> PlanContext::limit_reason(PodId pod,
@@ -289,6 +365,14 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
       EvictionDecision{pod, from, target, profile, strategy, std::move(reason), landing});
   const NodeId placed = landing != placement::kNoNode ? landing : target;
   if (placed != placement::kNoNode) ledger_.reserve(pod, from, placed, index_.requests(pod));
+  for (size_t basis = 0; basis < 2; ++basis) {
+    if (accounts_[basis]) {
+      accounts_[basis]->apply(plan_.evictions.back(),
+                              load_of(pod, static_cast<UsageBasis>(basis)));
+    }
+  }
+  write_after(from);
+  write_after(placed);
   evicted_.insert(pod);
   if (from != placement::kNoNode) ++evicted_per_node_[from];
   ++evicted_per_namespace_[p.meta.namespace_];

@@ -19,6 +19,7 @@
 #include "placement/scheduler_model.h"
 #include "strategies/evictability.h"
 #include "strategies/plan.h"
+#include "strategies/predicted_usage.h"
 
 namespace loadshift::strategies {
 
@@ -37,6 +38,12 @@ struct ProfileScope {
   // Nodes nodeFit may target: DefaultEvictor nodeSelector (empty: all).
   std::string node_selector;
 };
+
+class PlanContext;
+
+// cpu and memory from ctx.pod_load (own usage, else requests), every other resource from the
+// pod's requests: load_of(pod, UsageBasis::kMeasured).
+PodAmounts estimated_load(const PlanContext& ctx, PodId pod);
 
 class PlanContext {
  public:
@@ -66,6 +73,20 @@ class PlanContext {
   bool matches_selector(NodeId node, const std::string& selector) const;
 
   PodLoad pod_load(PodId pod) const;
+  // A pod's load on `basis`: estimated (pod_load, every other resource from requests) or
+  // requested.
+  PodAmounts load_of(PodId pod, UsageBasis basis) const;
+
+  // The plan's usage account on `basis` (predicted_usage.h), one per basis and shared by every
+  // plugin: each node's usage as the evictions planned so far leave it. evict() moves each pod
+  // through every account, so no plugin keeps a running sum of its own. The account tracks at
+  // least `resources`: a resource asked for the first time is added (its column seeded from the
+  // cluster, then the plan so far applied); columns already there keep their place.
+  const PredictedUsage& predicted(UsageBasis basis, const std::vector<std::string>& resources);
+  // Sets node_state(node).cpu_after / memory_after from the account of the node's figures
+  // (kUsage: measured, kRequests: requested; kMetric has none) when that account exists and
+  // knows the node. evict() calls it for both ends of every move.
+  void write_after(NodeId node);
 
   // The scheduler model over this plan's index (built on first use). With
   // options().soft_taint_hot_nodes, loadshift's soft taint as the controller leaves it before it
@@ -108,6 +129,7 @@ class PlanContext {
     return ledger_.planned_node(pod) != placement::kNoNode || evicted_.count(pod) != 0;
   }
   NodeState& node_state(NodeId node) { return plan_.nodes[node]; }
+  const NodeState& node_state(NodeId node) const { return plan_.nodes[node]; }
 
  private:
   const placement::ClusterIndex& index_;
@@ -120,6 +142,7 @@ class PlanContext {
   std::vector<bool> in_scope_;
   std::vector<NodeId> all_nodes_;
   std::unique_ptr<placement::SchedulerModel> scheduler_model_;
+  std::unique_ptr<PredictedUsage> accounts_[2];  // by UsageBasis; null until asked for
   std::unordered_set<PodId> evicted_;
   std::unordered_map<PodId, size_t> skipped_at_;  // pod -> index in plan_.skipped
   std::vector<uint32_t> evicted_per_node_;

@@ -83,35 +83,19 @@ void run_extension_point(const policy::Policy& policy,
 }
 
 // Predicted cpu and memory after the whole plan, for every node a move touches, whichever plugin
-// made it (deschedule plugins keep no account of their own), in the node's own figures: real
-// usage with the estimate the balance plugins use (the pod's own usage, else its requests), or
-// requested percent with the pods' requests. MetricResource figures have no after (pods carry
+// made it, in the node's own figures: the plan's measured usage account (real usage, each pod's
+// estimated load) or its requested account. MetricResource figures have no after (pods carry
 // none).
 void fill_usage_after(PlanContext& ctx) {
   Plan& plan = ctx.plan();
-  PredictedUsage usage(ctx.snapshot(), {"cpu", "memory"});
-  PredictedUsage requests(ctx.snapshot(), {"cpu", "memory"});
-  for (NodeId node = 0; node < plan.nodes.size(); ++node) {
-    const NodeState& state = plan.nodes[node];
-    if (!state.cpu || !state.memory) continue;
-    PredictedUsage& account = state.figures == Figures::kRequests ? requests : usage;
-    if (state.figures != Figures::kMetric) {
-      account.set(node, {{"cpu", *state.cpu}, {"memory", *state.memory}});
-    }
-  }
-  usage.apply_plan(plan, [&ctx](PodId pod) { return estimated_load(ctx, pod); });
-  requests.apply_plan(plan, [&ctx](PodId pod) { return requested_load(ctx.index(), pod); });
-  auto write = [&](NodeId node) {
-    if (node == placement::kNoNode) return;
-    const PredictedUsage& account =
-        plan.nodes[node].figures == Figures::kRequests ? requests : usage;
-    if (!account.known(node)) return;
-    plan.nodes[node].cpu_after = account.of(node).at("cpu");
-    plan.nodes[node].memory_after = account.of(node).at("memory");
-  };
+  if (plan.evictions.empty()) return;
+  // Both accounts, now that the figures of every node are final.
+  const std::vector<std::string> columns{"cpu", "memory"};
+  ctx.predicted(UsageBasis::kMeasured, columns);
+  ctx.predicted(UsageBasis::kRequested, columns);
   for (const EvictionDecision& e : plan.evictions) {
-    write(e.node);
-    write(e.placed());
+    ctx.write_after(e.node);
+    ctx.write_after(e.placed());
   }
 }
 

@@ -211,16 +211,15 @@ void evict_selected(std::vector<Selected> selected, const std::string& strategy,
                 where + ": " + s.why + "; finished, nothing to place", nullptr);
       continue;
     }
-    RefusedNodes refused;
-    std::optional<TargetFound> target = targets.best(s.pod, targets.candidates(), refused);
-    if (!target) {
+    TargetFound target = targets.best(s.pod, targets.candidates());
+    if (!target.node) {
       ctx.skip(s.pod, strategy,
-               "no node fits: " + where + ": " + s.why + "; " + refused.describe());
+               "no node fits: " + where + ": " + s.why + "; " + target.why_not);
       continue;
     }
-    std::string reason = where + ": " + s.why + " -> " + snapshot.nodes[target->node].meta.name;
-    if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
-    ctx.evict(s.pod, target->node, scope.name, strategy, std::move(reason), nullptr);
+    std::string reason = where + ": " + s.why + " -> " + snapshot.nodes[*target.node].meta.name;
+    if (!target.usage_after.empty()) reason += " (" + target.usage_after + ")";
+    ctx.evict(s.pod, *target.node, scope.name, strategy, std::move(reason), nullptr);
   }
 }
 

@@ -45,16 +45,6 @@ std::string amount_text(std::string_view resource, double amount) {
   return trimmed(amount, 2) + " " + std::string(resource);
 }
 
-PodAmounts estimated_load(const PlanContext& ctx, PodId pod) {
-  PodLoad load = ctx.pod_load(pod);
-  PodAmounts out;
-  out.cpu_milli = load.cpu_milli;
-  out.memory_bytes = load.memory_bytes;
-  out.measured = load.measured;
-  out.requests = &ctx.index().requests(pod);
-  return out;
-}
-
 PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod) {
   const placement::ResourceList& requests = index.requests(pod);
   PodAmounts out;
@@ -78,7 +68,7 @@ double percent_of(const placement::Node& node, std::string_view resource, double
 
 PredictedUsage::PredictedUsage(const placement::Snapshot& snapshot,
                                std::vector<std::string> resources)
-    : snapshot_(snapshot),
+    : snapshot_(&snapshot),
       resources_(std::move(resources)),
       usage_(snapshot.nodes.size()),
       by_index_(snapshot.nodes.size() * resources_.size(), 0.0),
@@ -105,7 +95,7 @@ void PredictedUsage::set(NodeId node, const Percentages& usage) {
 
 Percentages PredictedUsage::share(NodeId node, const PodAmounts& load) const {
   Percentages out;
-  const placement::Node& n = snapshot_.nodes[node];
+  const placement::Node& n = snapshot_->nodes[node];
   for (const std::string& resource : resources_) {
     out[resource] = percent_of(n, resource, load.amount(resource));
   }
@@ -126,34 +116,13 @@ void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
   }
 }
 
-void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load) {
-  for (const EvictionDecision& decision : plan.evictions) {
-    // A finished pod was never counted on its node (no usage, no requests): removing it frees
-    // nothing.
-    if (snapshot_.pods[decision.pod].terminated()) continue;
-    move(decision.node, decision.placed(), load(decision.pod));
-  }
+void PredictedUsage::apply(const EvictionDecision& decision, const PodAmounts& load) {
+  const bool finished = snapshot_->pods[decision.pod].terminated();
+  move(finished ? placement::kNoNode : decision.node, decision.placed(), load);
 }
 
-void record_move_after(PlanContext& ctx, PodId pod, NodeId from, NodeId to) {
-  PodAmounts load = estimated_load(ctx, pod);
-  auto shift = [&](NodeId node, double sign) {
-    if (node == placement::kNoNode) return;
-    NodeState& state = ctx.node_state(node);
-    const placement::Node& n = ctx.snapshot().nodes[node];
-    if (state.cpu) {
-      double before = state.cpu_after.value_or(*state.cpu);
-      state.cpu_after =
-          std::max(0.0, before + sign * percent_of(n, placement::kCpu, load.cpu_milli));
-    }
-    if (state.memory) {
-      double before = state.memory_after.value_or(*state.memory);
-      state.memory_after =
-          std::max(0.0, before + sign * percent_of(n, placement::kMemory, load.memory_bytes));
-    }
-  };
-  shift(from, -1);
-  shift(to, +1);
+void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load) {
+  for (const EvictionDecision& decision : plan.evictions) apply(decision, load(decision.pod));
 }
 
 }  // namespace loadshift::strategies

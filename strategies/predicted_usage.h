@@ -1,6 +1,8 @@
 // Predicted usage: what each node would use, percent per resource, once the moves of the plan
-// so far are carried out — the running account balance plugins keep so that a source stops when
-// it is relieved and a target is never pushed over its own watermarks. Internal to strategies/.
+// so far are carried out. PlanContext keeps the plan's one account of it per basis (measured
+// usage, requests) and moves every eviction through it, whichever plugin planned it: a source
+// stops when it is relieved and a target is never pushed over its watermarks. Internal to
+// strategies/.
 #pragma once
 
 #include <functional>
@@ -8,7 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "strategies/plan_context.h"
+#include "placement/cluster_index.h"
+#include "strategies/plan.h"
 #include "strategies/watermarks.h"
 
 namespace loadshift::strategies {
@@ -23,11 +26,23 @@ struct PodAmounts {
   double amount(std::string_view resource) const;
 };
 
+// What a plan's usage account measures nodes and pods by.
+enum class UsageBasis {
+  // Each node's measured cpu and memory (the UsageMap; nodes without them are unknown), every
+  // other resource as requested; a pod's load is its estimated load (own usage, else requests).
+  kMeasured,
+  // Every resource as requested (pods: the pod count), on every node; a pod's load is its
+  // requests. The column "MetricResource" holds LowNodeUtilization's MetricResource value (0
+  // where there is none), which no pod carries.
+  kRequested,
+};
+
+// LowNodeUtilization's Prometheus MetricResource, as a column of the requested account.
+inline constexpr const char* kMetricResource = "MetricResource";
+
 // "0.5 cpu", "1.5Gi memory", "1 pod", "2 nvidia.com/gpu": an amount of a pod's load for reasons.
 std::string amount_text(std::string_view resource, double amount);
 
-// cpu and memory from ctx.pod_load (own usage, else requests).
-PodAmounts estimated_load(const PlanContext& ctx, PodId pod);
 // Everything from the pod's effective requests (requests-based LowNodeUtilization).
 PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod);
 
@@ -58,23 +73,21 @@ class PredictedUsage {
   // The pod leaves `from` and lands on `to` (either may be kNoNode or unknown: left alone).
   // Usage never goes below 0.
   void move(NodeId from, NodeId to, const PodAmounts& load);
-  // Applies every eviction the plan already holds (earlier plugins and profiles), the load of
-  // each pod given by `load`; a finished pod's (Succeeded, Failed) frees nothing.
+  // Applies one eviction of a plan: the pod leaves its node and lands where it is placed. A
+  // finished pod (Succeeded, Failed) was never counted on its node, so leaving frees nothing;
+  // its replacement still lands.
+  void apply(const EvictionDecision& decision, const PodAmounts& load);
+  // apply() for every eviction the plan holds, the load of each pod given by `load`.
   void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
 
  private:
   void copy_to_index(NodeId node);
 
-  const placement::Snapshot& snapshot_;
+  const placement::Snapshot* snapshot_;
   std::vector<std::string> resources_;
   std::vector<Percentages> usage_;
   std::vector<double> by_index_;  // usage_ again: one row per node, one column per resource
   std::vector<bool> known_;
 };
-
-// The report's after-columns for a move: node_state(n).cpu_after / memory_after go down on
-// `from` and up on `to` by the pod's estimated load, starting from the node's measured usage (or
-// an earlier prediction). Nodes without measured usage are left alone.
-void record_move_after(PlanContext& ctx, PodId pod, NodeId from, NodeId to);
 
 }  // namespace loadshift::strategies

@@ -11,49 +11,111 @@ namespace {
 constexpr size_t kGroupsShown = 3;
 constexpr size_t kNodesShown = 3;
 
-// Why candidates were turned down, grouped by the short form of the reason.
-class RejectionSummary {
- public:
-  void add(std::string reason, NodeId node) { groups_[std::move(reason)].push_back(node); }
-
-  // A placement verdict: its first failure, up to the first ": " (the detail after it differs
-  // per node).
-  void add(const placement::Verdict& verdict, NodeId node) {
-    std::string reason =
-        verdict.failures.empty() ? "no reason given" : verdict.failures.front().reason;
-    if (size_t colon = reason.find(": "); colon != std::string::npos) reason.resize(colon);
-    add(std::move(reason), node);
-  }
-
-  std::string text(const placement::Snapshot& snapshot) const {
-    std::vector<const std::pair<const std::string, std::vector<NodeId>>*> order;
-    for (const auto& group : groups_) order.push_back(&group);
-    std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
-      return a->second.size() > b->second.size();
-    });
-    std::string out = "no target: ";
-    for (size_t i = 0; i < order.size() && i < kGroupsShown; ++i) {
-      if (i > 0) out += "; ";
-      out += order[i]->first + " on ";
-      const std::vector<NodeId>& nodes = order[i]->second;
-      for (size_t k = 0; k < nodes.size() && k < kNodesShown; ++k) {
-        if (k > 0) out += ", ";
-        out += snapshot.nodes[nodes[k]].meta.name;
-      }
-      if (nodes.size() > kNodesShown) {
-        out += " and " + std::to_string(nodes.size() - kNodesShown) + " more";
-      }
-    }
-    if (order.size() > kGroupsShown) {
-      out += "; " + std::to_string(order.size() - kGroupsShown) + " other reason" +
-             (order.size() - kGroupsShown == 1 ? "" : "s");
-    }
-    return out;
-  }
-
- private:
-  std::map<std::string, std::vector<NodeId>> groups_;
+// Why a candidate was refused; the texts are built only for the reason shown.
+struct Refusal {
+  enum Kind { kRule, kOverutilized, kUnknown, kOverCap, kPlacement } kind;
+  NodeId node;
+  const std::string* resource = nullptr;  // kOverCap: the first resource over its cap
 };
+
+// RefusalText::kGrouped: grouped by the short form of the reason, the most common first.
+std::string grouped_text(const placement::Snapshot& snapshot,
+                         const std::map<std::string, std::vector<NodeId>>& groups) {
+  std::vector<const std::pair<const std::string, std::vector<NodeId>>*> order;
+  for (const auto& group : groups) order.push_back(&group);
+  std::stable_sort(order.begin(), order.end(), [](const auto* a, const auto* b) {
+    return a->second.size() > b->second.size();
+  });
+  std::string out = "no target: ";
+  for (size_t i = 0; i < order.size() && i < kGroupsShown; ++i) {
+    if (i > 0) out += "; ";
+    out += order[i]->first + " on ";
+    const std::vector<NodeId>& nodes = order[i]->second;
+    for (size_t k = 0; k < nodes.size() && k < kNodesShown; ++k) {
+      if (k > 0) out += ", ";
+      out += snapshot.nodes[nodes[k]].meta.name;
+    }
+    if (nodes.size() > kNodesShown) {
+      out += " and " + std::to_string(nodes.size() - kNodesShown) + " more";
+    }
+  }
+  if (order.size() > kGroupsShown) {
+    out += "; " + std::to_string(order.size() - kGroupsShown) + " other reason" +
+           (order.size() - kGroupsShown == 1 ? "" : "s");
+  }
+  return out;
+}
+
+// `text` up to its first ": " (the detail after it differs per node).
+std::string short_form(std::string text) {
+  if (size_t colon = text.find(": "); colon != std::string::npos) text.resize(colon);
+  return text;
+}
+
+// The whole reason a candidate was refused.
+std::string full_reason(const PlanContext& ctx, PodId pod, const TargetQuery& query,
+                        std::span<const double> amounts, const Refusal& r) {
+  switch (r.kind) {
+    case Refusal::kRule:
+      return query.rule->why(r.node);
+    case Refusal::kOverutilized: {
+      const std::string& why = ctx.node_state(r.node).why;
+      return "overutilized" + (why.empty() ? std::string() : ": " + why);
+    }
+    case Refusal::kUnknown: {
+      auto it = ctx.usage().unknown.find(ctx.snapshot().nodes[r.node].meta.name);
+      return "usage unknown: " +
+             (it == ctx.usage().unknown.end() ? std::string("no usage data") : it->second);
+    }
+    case Refusal::kOverCap:
+      return query.caps->excess_text(r.node, amounts, *query.usage);
+    case Refusal::kPlacement:
+      return ctx.placer().fits(pod, r.node, ctx.ledger()).describe();
+  }
+  return "";
+}
+
+// The short form the grouped text counts nodes under.
+std::string group_of(const PlanContext& ctx, PodId pod, const TargetQuery& query,
+                     const Refusal& r) {
+  switch (r.kind) {
+    case Refusal::kRule:
+      return short_form(query.rule->why(r.node));
+    case Refusal::kOverutilized:
+      return "overutilized";
+    case Refusal::kUnknown:
+      return "usage unknown";
+    case Refusal::kOverCap:
+      return *r.resource + " would exceed targetThresholds";
+    case Refusal::kPlacement: {
+      placement::Verdict verdict = ctx.placer().fits(pod, r.node, ctx.ledger());
+      return verdict.failures.empty() ? "no reason given"
+                                      : short_form(verdict.failures.front().reason);
+    }
+  }
+  return "";
+}
+
+std::string refusal_text(const PlanContext& ctx, PodId pod, const TargetQuery& query,
+                         std::span<const double> amounts, const std::vector<Refusal>& refused) {
+  const placement::Snapshot& snapshot = ctx.snapshot();
+  if (query.text == RefusalText::kGrouped) {
+    std::map<std::string, std::vector<NodeId>> groups;
+    for (const Refusal& r : refused) groups[group_of(ctx, pod, query, r)].push_back(r.node);
+    return grouped_text(snapshot, groups);
+  }
+  if (refused.empty()) return "no candidate node";
+  std::string text = "refused ";
+  for (size_t i = 0; i < refused.size() && i < kNodesShown; ++i) {
+    if (i > 0) text += ", ";
+    text += snapshot.nodes[refused[i].node].meta.name + " (" +
+            full_reason(ctx, pod, query, amounts, refused[i]) + ")";
+  }
+  if (refused.size() > kNodesShown) {
+    text += ", and " + std::to_string(refused.size() - kNodesShown) + " more";
+  }
+  return text;
+}
 
 }  // namespace
 
@@ -88,73 +150,119 @@ std::vector<double> TargetCaps::amounts(const PodAmounts& load) const {
   return out;
 }
 
+double TargetCaps::now(NodeId node, size_t column, const PredictedUsage& predicted) const {
+  return tracked_[column] == kUntracked ? 0 : predicted.tracked(node, tracked_[column]);
+}
+
+double TargetCaps::share(const Cell& cell, double amount) {
+  // percent_of, with the allocatable looked up once per table.
+  return cell.allocatable > 0 ? 100.0 * amount / cell.allocatable : amount <= 0 ? 0 : 1e9;
+}
+
 const std::string* TargetCaps::exceeded(NodeId node, std::span<const double> amounts,
                                         const PredictedUsage& predicted) const {
   const Cell* row = cells_.data() + static_cast<size_t>(node) * resources_.size();
   for (size_t i = 0; i < resources_.size(); ++i) {
     if (row[i].cap == std::numeric_limits<double>::infinity()) continue;
-    double now = tracked_[i] == kUntracked ? 0 : predicted.tracked(node, tracked_[i]);
-    // percent_of, with the allocatable looked up once per table.
-    double share = row[i].allocatable > 0 ? 100.0 * amounts[i] / row[i].allocatable
-                   : amounts[i] <= 0      ? 0
-                                          : 1e9;
-    if (now + share > row[i].cap) return &resources_[i];
+    if (now(node, i, predicted) + share(row[i], amounts[i]) > row[i].cap) return &resources_[i];
   }
   return nullptr;
 }
 
-TargetSearch find_target(const PlanContext& ctx, PodId pod, std::span<const NodeId> candidates,
-                         const PredictedUsage& predicted, const TargetCaps& caps,
-                         const PodAmounts& load, TargetOrder order,
-                         const std::string& no_candidates) {
+std::string TargetCaps::excess_text(NodeId node, std::span<const double> amounts,
+                                    const PredictedUsage& predicted) const {
+  const Cell* row = cells_.data() + static_cast<size_t>(node) * resources_.size();
+  std::string hot, missing;
+  for (size_t i = 0; i < resources_.size(); ++i) {
+    if (row[i].cap == std::numeric_limits<double>::infinity()) continue;
+    const double before = now(node, i, predicted);
+    const double added = share(row[i], amounts[i]);
+    if (before + added <= row[i].cap) continue;
+    if (row[i].allocatable <= 0) {
+      missing += (missing.empty() ? "" : ", ") + resources_[i];
+      continue;
+    }
+    hot += (hot.empty() ? "" : ", ") + resources_[i] + " " + percent_text(before) + " + " +
+           percent_text(added) + " > " + setting_text(row[i].cap);
+  }
+  if (!missing.empty()) {
+    return "usage unknown: node has no allocatable " + missing + " to relate the pod's load to";
+  }
+  return "too hot: " + hot;
+}
+
+TargetSearch find_target(const PlanContext& ctx, PodId pod, const TargetQuery& query) {
   TargetSearch out;
-  if (candidates.empty()) {
-    out.why_not = "no target: " + no_candidates;
+  if (query.candidates.empty()) {
+    out.why_not = query.text == RefusalText::kGrouped ? "no target: " + query.no_candidates
+                                                      : query.no_candidates;
     return out;
   }
-  std::vector<NodeId> within;
-  std::vector<std::pair<NodeId, const std::string*>> over;  // reasons are built only when needed
-  within.reserve(candidates.size());
-  std::vector<double> amounts = caps.amounts(load);
-  for (NodeId node : candidates) {
-    if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
-      over.emplace_back(node, resource);
-    } else {
-      within.push_back(node);
-    }
-  }
   const placement::Placer& placer = ctx.placer();
-  if (order == TargetOrder::kBest) {
-    // Placer::best_target's choice (the best score, ties to the earlier candidate) on the fast
-    // path; the reasons, which cost strings per node, only when nothing fits.
-    std::optional<NodeId> best;
-    placement::TargetScore best_score;
-    for (NodeId node : within) {
-      if (!placer.feasible(pod, node, ctx.ledger())) continue;
-      placement::TargetScore score = placer.score(pod, node, ctx.ledger());
-      if (!best || placement::better(score, best_score)) {
-        best = node;
-        best_score = score;
-      }
+  const placement::Ledger& ledger = ctx.ledger();
+  const PredictedUsage& usage = *query.usage;
+  const NodeId current = ctx.index().node_of(pod);
+  const std::vector<double> amounts = query.caps->amounts(*query.load);
+  std::vector<Refusal> refused;
+  std::optional<NodeId> best;
+  placement::TargetScore best_score;
+  size_t passed = 0;
+  for (NodeId node : query.candidates) {
+    if (query.enough > 0 && passed >= query.enough) break;
+    if (node == current) continue;  // not a move
+    if (query.rule != nullptr && query.rule->refuses(node)) {
+      refused.push_back({Refusal::kRule, node});
+      continue;
     }
-    if (best) {
-      out.target = best;
-      return out;
+    if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
+      refused.push_back({Refusal::kOverutilized, node});
+      continue;
     }
-  } else {
-    for (NodeId node : within) {
-      if (placer.feasible(pod, node, ctx.ledger())) {
-        out.target = node;
-        return out;
+    if (!usage.known(node)) {
+      if (query.refuse_unknown) {
+        refused.push_back({Refusal::kUnknown, node});
+        continue;
       }
+    } else if (const std::string* resource = query.caps->exceeded(node, amounts, usage)) {
+      refused.push_back({Refusal::kOverCap, node, resource});
+      continue;
+    }
+    if (!placer.feasible(pod, node, ledger)) {
+      refused.push_back({Refusal::kPlacement, node});
+      continue;
+    }
+    ++passed;
+    if (query.order == TargetOrder::kFirstFeasible) {
+      best = node;
+      break;
+    }
+    // Placer::best_target's choice: the best score, ties to the earlier candidate.
+    placement::TargetScore score = placer.score(pod, node, ledger);
+    if (!best || placement::better(score, best_score)) {
+      best = node;
+      best_score = score;
     }
   }
-  RejectionSummary summary;
-  for (const auto& entry : over) {
-    summary.add(*entry.second + " would exceed targetThresholds", entry.first);
+  out.refused = refused.size();
+  if (best) {
+    out.target = best;
+    return out;
   }
-  for (NodeId node : within) summary.add(placer.fits(pod, node, ctx.ledger()), node);
-  out.why_not = summary.text(ctx.snapshot());
+  out.why_not = refusal_text(ctx, pod, query, amounts, refused);
+  return out;
+}
+
+std::string usage_change_text(const PlanContext& ctx, const PredictedUsage& usage, NodeId node,
+                              const PodAmounts& load, const std::vector<std::string>& resources) {
+  if (node == placement::kNoNode || !usage.known(node)) return "";
+  const placement::Node& n = ctx.snapshot().nodes[node];
+  std::string out;
+  for (const std::string& resource : resources) {
+    auto it = usage.of(node).find(resource);
+    const double before = it == usage.of(node).end() ? 0 : it->second;
+    out += (out.empty() ? "" : ", ") + resource + " " + percent_text(before) + " -> " +
+           percent_text(before + percent_of(n, resource, load.amount(resource)));
+  }
   return out;
 }
 

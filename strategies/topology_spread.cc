@@ -429,15 +429,14 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
     const std::string why = node_with_pool(ctx, ctx.index().node_of(c.pod)) + ": " + c.why;
     NodeRule rule{[&](NodeId node) { return refuses(ctx, *c.rule, c.domain, node); },
                   [&](NodeId node) { return refusal(ctx, *c.rule, c.domain, node); }};
-    RefusedNodes refused;
-    std::optional<TargetFound> target = targets.best(c.pod, targets.candidates(), refused, &rule);
-    if (!target) {
-      ctx.skip(c.pod, kStrategy, "no node fits: " + why + "; " + refused.describe());
+    TargetFound target = targets.best(c.pod, targets.candidates(), &rule);
+    if (!target.node) {
+      ctx.skip(c.pod, kStrategy, "no node fits: " + why + "; " + target.why_not);
       continue;
     }
-    std::string reason = why + " -> " + snapshot.nodes[target->node].meta.name;
-    if (!target->usage_after.empty()) reason += " (" + target->usage_after + ")";
-    ctx.evict(c.pod, target->node, scope.name, kStrategy, std::move(reason), nullptr);
+    std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;
+    if (!target.usage_after.empty()) reason += " (" + target.usage_after + ")";
+    ctx.evict(c.pod, *target.node, scope.name, kStrategy, std::move(reason), nullptr);
   }
 }
 
