@@ -338,3 +338,100 @@ TEST_CASE("LowNodeUtilization plans over random clusters keep every invariant") 
   }
   CHECK(evictions >= 200);  // 364 when written
 }
+
+TEST_CASE("mixed plans share one usage account: every target stays within its watermark with "
+          "the whole plan so far, load in and load out") {
+  // A deschedule plugin (RemovePodsViolatingNodeTaints, on nodes newly tainted for maintenance)
+  // and LoadAware in one plan. Replayed here from the plan alone: each eviction's pod leaves its
+  // node and lands where it is placed; at that moment the node it lands on, with the pod, must be
+  // within its watermarks (LoadAware's targetThresholds where it classified the node, else 100%).
+  size_t deschedule_moves = 0, balance_moves = 0, freed_targets = 0;
+  for (uint32_t seed = 1; seed <= 300; ++seed) {
+    INFO("seed " << seed);
+    Generator gen(seed + 200000);
+    RandomCluster c = gen.cluster();
+    if (c.usage.nodes.empty()) continue;  // no usage at all: no usage check to verify
+    // Two maintenance groups; each pod tolerates one of them, so a pod leaving a node of one
+    // group may free room for a pod of the other group to land there.
+    const std::vector<std::string> groups = {"a", "b"};
+    for (Node& node : c.snapshot.nodes) {
+      if (gen.chance(0.4)) {
+        node.taints.push_back({"maintenance", gen.pick(groups), TaintEffect::kNoSchedule});
+      }
+    }
+    for (Pod& pod : c.snapshot.pods) pod.tolerations.push_back(tolerate("maintenance", gen.pick(groups)));
+    add_profile(c.policy, "LoadAware", gen.load_aware_args());
+    policy::Profile taints;
+    taints.name = "taints";
+    policy::DefaultEvictorArgs evictor = default_evictor();
+    evictor.priority_threshold.value = kPriorityThreshold;
+    evictor.node_fit = true;
+    taints.plugin_config = {{"DefaultEvictor", evictor},
+                            {"RemovePodsViolatingNodeTaints", policy::NodeTaintsArgs{}}};
+    taints.plugins.deschedule.enabled = {"RemovePodsViolatingNodeTaints"};
+    c.policy.profiles.push_back(std::move(taints));
+    placement::ClusterIndex index(c.snapshot, strategies::placement_options(c.policy));
+    strategies::Plan plan = strategies::make_plan(index, c.usage, c.policy);
+
+    const Snapshot& s = c.snapshot;
+    std::vector<std::optional<std::pair<double, double>>> now(s.nodes.size());
+    std::vector<bool> lost_load(s.nodes.size(), false);
+    for (NodeId node = 0; node < s.nodes.size(); ++node) {
+      if (const metrics::NodeUsage* u = c.usage.find(s.nodes[node].meta.name)) {
+        now[node] = {u->cpu.percent, u->memory.percent};
+      }
+    }
+    auto cap = [&](NodeId node, const char* resource) {
+      const auto& high = plan.nodes[node].target_thresholds;
+      auto it = high.find(resource);
+      return it == high.end() ? 100.0 : it->second;
+    };
+    for (const strategies::EvictionDecision& e : plan.evictions) {
+      INFO("eviction of " << s.pods[e.pod].key() << " by " << e.strategy << ": " << e.reason);
+      const NodeId placed = e.placed();
+      REQUIRE(placed != placement::kNoNode);
+      const std::pair<double, double> load = load_of(index, c.usage, e.pod);
+      auto share = [&](NodeId node) {
+        return std::pair<double, double>{
+            100.0 * load.first / static_cast<double>(s.nodes[node].allocatable.cpu_milli),
+            100.0 * load.second / static_cast<double>(s.nodes[node].allocatable.memory)};
+      };
+      // Some node's usage is measured: a target's must be known.
+      REQUIRE(now[placed].has_value());
+      const auto [cpu_in, memory_in] = share(placed);
+      CHECK(now[placed]->first + cpu_in <= cap(placed, "cpu") + 1e-6);
+      CHECK(now[placed]->second + memory_in <= cap(placed, "memory") + 1e-6);
+      if (e.strategy == "LoadAware") {
+        ++balance_moves;
+      } else {
+        ++deschedule_moves;
+        freed_targets += lost_load[placed] ? 1 : 0;
+      }
+      if (now[e.node]) {
+        const auto [cpu_out, memory_out] = share(e.node);
+        now[e.node]->first = std::max(0.0, now[e.node]->first - cpu_out);
+        now[e.node]->second = std::max(0.0, now[e.node]->second - memory_out);
+        lost_load[e.node] = true;
+      }
+      now[placed]->first += cpu_in;
+      now[placed]->second += memory_in;
+    }
+    // The report's after-columns are that same account.
+    for (const strategies::EvictionDecision& e : plan.evictions) {
+      for (NodeId node : {e.node, e.placed()}) {
+        const strategies::NodeState& state = plan.nodes[node];
+        if (!now[node] || state.figures != strategies::Figures::kUsage) continue;
+        INFO("node " << s.nodes[node].meta.name);
+        REQUIRE(state.cpu_after.has_value());
+        CHECK(*state.cpu_after == Approx(now[node]->first).margin(1e-6));
+        CHECK(*state.memory_after == Approx(now[node]->second).margin(1e-6));
+      }
+    }
+  }
+  std::cout << "mixed plans: " << deschedule_moves << " deschedule moves (" << freed_targets
+            << " onto a node the plan had taken load from), " << balance_moves
+            << " LoadAware moves\n";
+  CHECK(deschedule_moves >= 100);
+  CHECK(balance_moves >= 10);
+  CHECK(freed_targets >= 5);
+}
