@@ -143,7 +143,8 @@ namespace loadshift::placement {
 void ClusterIndex::build_constraint_classes() {
   const auto& pods = snapshot_.pods;
   std::unordered_map<std::string, uint32_t> class_of_key;
-  std::vector<uint32_t> class_of_pod(pods.size());
+  std::vector<uint32_t>& class_of_pod = class_of_pod_;
+  class_of_pod.assign(pods.size(), 0);
   std::vector<uint32_t> members;
   std::string key;  // one buffer for every pod's key: copied only for a new class
   for (PodId id = 0; id < pods.size(); ++id) {

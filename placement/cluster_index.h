@@ -86,6 +86,8 @@ class ClusterIndex {
     memo_[static_cast<size_t>(row) * snapshot_.nodes.size() + node].store(
         pass ? 1 : 2, std::memory_order_relaxed);
   }
+  // The pod's constraint class (equal for pods with equal constraint keys), 0..classes-1.
+  uint32_t constraint_class(PodId pod) const { return class_of_pod_[pod]; }
   // Number of constraint classes and how many of them have a memo row.
   size_t constraint_classes() const { return constraint_classes_; }
   size_t memo_rows() const { return memo_rows_; }
@@ -120,6 +122,7 @@ class ClusterIndex {
   std::vector<std::string> known_pools_;
   static constexpr uint32_t kNoMemoRow = UINT32_MAX;
   std::vector<uint32_t> memo_row_of_pod_;
+  std::vector<uint32_t> class_of_pod_;
   mutable std::unique_ptr<std::atomic<uint8_t>[]> memo_;
   size_t constraint_classes_ = 0;
   size_t memo_rows_ = 0;

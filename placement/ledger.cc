@@ -1,6 +1,7 @@
 #include "placement/ledger.h"
 
 #include <algorithm>
+#include <atomic>
 
 namespace loadshift::placement {
 namespace {
@@ -13,7 +14,16 @@ void subtract(ResourceList& from, const ResourceList& amount) {
   for (const auto& [name, value] : amount.scalars()) from.add(name, -value);
 }
 
+std::atomic<uint64_t> next_ledger_id{1};
+
 }  // namespace
+
+Ledger::Ledger(size_t node_count, const PodTopology* topology)
+    : reserved_(node_count),
+      incoming_(node_count),
+      topology_(topology),
+      counts_(topology),
+      id_(next_ledger_id.fetch_add(1, std::memory_order_relaxed)) {}
 
 void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requests) {
   if (pod >= move_of_pod_.size()) move_of_pod_.resize(static_cast<size_t>(pod) + 1, kNoMove);
@@ -23,6 +33,7 @@ void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requ
     subtract(reserved_[old.to], requested_[existing]);
     auto& list = incoming_[old.to];
     list.erase(std::find(list.begin(), list.end(), pod));
+    touched_.push_back(old.to);
     old = PlannedMove{pod, from, to};
     requested_[existing] = requests;
   } else {
@@ -33,6 +44,7 @@ void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requ
   }
   reserved_[to].add_all(requests);
   incoming_[to].push_back(pod);
+  touched_.push_back(to);
 }
 
 NodeId Ledger::planned_node(PodId pod) const {

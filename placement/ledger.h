@@ -5,6 +5,7 @@
 // pod's requests until the eviction is confirmed (a pending eviction frees nothing yet).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "placement/resources.h"
@@ -24,8 +25,10 @@ class Ledger {
   // A ledger for a snapshot with `node_count` nodes; nothing reserved. With `topology` (the
   // ClusterIndex's pod_topology(), which must outlive the ledger) it follows the inter-pod
   // counts of the moved pods too.
-  explicit Ledger(size_t node_count, const PodTopology* topology = nullptr)
-      : reserved_(node_count), incoming_(node_count), topology_(topology), counts_(topology) {}
+  explicit Ledger(size_t node_count, const PodTopology* topology = nullptr);
+  // Not copied: id() tells ledgers apart for those who keep answers per ledger.
+  Ledger(const Ledger&) = delete;
+  Ledger& operator=(const Ledger&) = delete;
 
   // Records that `pod` (requests `requests`, pods count included) moves from `from` to `to`.
   // A pod is reserved at most once; reserving it again replaces the earlier move.
@@ -38,6 +41,11 @@ class Ledger {
   // Where `pod` was planned to, or kNoNode.
   NodeId planned_node(PodId pod) const;
   const std::vector<PlannedMove>& moves() const { return moves_; }
+  // A number no other Ledger of the process has.
+  uint64_t id() const { return id_; }
+  // The nodes whose reservations changed, one entry per change, in order: who keeps answers per
+  // node redoes those of touched()[i] for every i from where it last looked.
+  const std::vector<NodeId>& touched() const { return touched_; }
   size_t node_count() const { return reserved_.size(); }
   // The inter-pod counts this ledger follows (null: none), and how the moves changed them.
   const PodTopology* topology() const { return topology_; }
@@ -54,6 +62,8 @@ class Ledger {
   std::vector<size_t> move_of_pod_;
   const PodTopology* topology_ = nullptr;
   TopologyCounts counts_;
+  uint64_t id_;
+  std::vector<NodeId> touched_;
 };
 
 }  // namespace loadshift::placement

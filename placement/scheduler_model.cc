@@ -385,30 +385,95 @@ NodeScore SchedulerModel::fast_score(PodId pod, NodeId node, const Ledger& ledge
   return s;
 }
 
+std::string SchedulerModel::totals_key(PodId pod) const {
+  if (replaced_after_deletion(pod)) return "";
+  for (const FitResource& r : fit_resources_) {
+    if (r.kind == FitResource::kOther) return "";
+  }
+  const Pod& p = index_.snapshot().pods[pod];
+  const ResourceList& requests = index_.requests(pod);
+  std::string key;
+  for (int64_t n : {static_cast<int64_t>(index_.constraint_class(pod)), pod_nonzero_cpu_[pod],
+                    pod_nonzero_memory_[pod], requests.cpu_milli, requests.memory}) {
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+  }
+  key += p.scheduler_name;
+  return key;
+}
+
 Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
                                      NodeId also) const {
   const Placer placer(index_);
   Landing landing;
   landing.volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
-  // Every node that passes the node rules, by total; the other filters run from the top.
-  std::vector<std::pair<int64_t, NodeId>> ranked;
-  ranked.reserve(nodes.size());
-  for (NodeId node : nodes) {
-    if (!placer.node_rules_pass(pod, node)) continue;
-    ranked.emplace_back(fast_score(pod, node, ledger, landing.volcano).total, node);
+  // Every node that passes the node rules, by total; the other filters run from the top. Totals
+  // kept from an earlier pod of the same class are reused but on the nodes the Ledger touched
+  // since (KeptTotals).
+  std::vector<int64_t>* kept = nullptr;
+  if (std::string key = totals_key(pod); !key.empty()) {
+    auto it = totals_.find(key);
+    if (it == totals_.end()) {
+      if (totals_.size() >= kMaxTotalClasses) totals_.clear();
+      it = totals_.emplace(std::move(key), KeptTotals{}).first;
+    }
+    KeptTotals& k = it->second;
+    const std::vector<NodeId>& touched = ledger.touched();
+    if (k.ledger != ledger.id() || k.total.size() != index_.snapshot().nodes.size()) {
+      k.ledger = ledger.id();
+      k.total.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
+    } else {
+      for (size_t i = k.seen; i < touched.size(); ++i) {
+        int64_t& total = k.total[touched[i]];
+        if (total != KeptTotals::kRefused) total = KeptTotals::kUnset;
+      }
+    }
+    k.seen = touched.size();
+    kept = &k.total;
   }
-  auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
-  std::make_heap(ranked.begin(), ranked.end(), lower);
+  std::vector<int64_t> fresh;  // without kept totals: this prediction's own
+  if (kept == nullptr) {
+    fresh.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
+    kept = &fresh;
+  }
+  std::vector<int64_t>& totals = *kept;
+  int64_t top = KeptTotals::kRefused;
+  for (NodeId node : nodes) {
+    int64_t& total = totals[node];
+    if (total == KeptTotals::kUnset) {
+      total = placer.node_rules_pass(pod, node) ? fast_score(pod, node, ledger, landing.volcano).total
+                                                : KeptTotals::kRefused;
+    }
+    top = std::max(top, total);
+  }
+  if (top == KeptTotals::kRefused) return landing;
+  // The top total first, by a scan: almost always a node there admits the pod. Only when none
+  // does, the other nodes go to a heap, best first, until a total admits one.
   bool found = false;
-  while (!ranked.empty()) {
-    std::pop_heap(ranked.begin(), ranked.end(), lower);
-    auto [total, node] = ranked.back();
-    ranked.pop_back();
-    if (found && total < landing.score) break;
-    if (!admits(placer, pod, node, ledger)) continue;
+  for (NodeId node : nodes) {
+    if (totals[node] != top || !admits(placer, pod, node, ledger)) continue;
     found = true;
-    landing.score = total;
+    landing.score = top;
     landing.best.push_back(node);
+  }
+  if (!found) {
+    std::vector<std::pair<int64_t, NodeId>> ranked;
+    for (NodeId node : nodes) {
+      if (totals[node] != KeptTotals::kRefused && totals[node] < top) {
+        ranked.emplace_back(totals[node], node);
+      }
+    }
+    auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::make_heap(ranked.begin(), ranked.end(), lower);
+    while (!ranked.empty()) {
+      std::pop_heap(ranked.begin(), ranked.end(), lower);
+      auto [total, node] = ranked.back();
+      ranked.pop_back();
+      if (found && total < landing.score) break;
+      if (!admits(placer, pod, node, ledger)) continue;
+      found = true;
+      landing.score = total;
+      landing.best.push_back(node);
+    }
   }
   std::sort(landing.best.begin(), landing.best.end());
   for (NodeId node : landing.best) {

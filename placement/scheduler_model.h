@@ -28,6 +28,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "placement/cluster_index.h"
@@ -98,7 +99,10 @@ class SchedulerModel {
   // snapshot says of that taint (the controller adds or removes it before it evicts), kAsIs (and
   // nodes past the end) keep the snapshot's. Without a call, every node is kAsIs.
   enum SoftTaint : int8_t { kAsIs = -1, kUntainted = 0, kTainted = 1 };
-  void set_soft_taint(std::vector<SoftTaint> state) { soft_taint_ = std::move(state); }
+  void set_soft_taint(std::vector<SoftTaint> state) {
+    soft_taint_ = std::move(state);
+    totals_.clear();
+  }
   static constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
 
   // Whether evicting `pod` makes anything create a replacement elsewhere: a controller owner
@@ -113,7 +117,8 @@ class SchedulerModel {
 
   // Where the scheduler would put a new copy of `pod`, among `nodes`, on the cluster the index
   // shows plus `ledger`'s moves (the original still counted on its node). `also` (may be kNoNode)
-  // gets a score detail even when it is not among the best.
+  // gets a score detail even when it is not among the best. Not thread-safe: the fast path keeps
+  // node totals between calls.
   Landing predict(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
                   NodeId also = kNoNode) const;
 
@@ -151,6 +156,22 @@ class SchedulerModel {
   // for a pod replaced after deletion, its own node needs only the node rules: it ran there).
   bool admits(const Placer& placer, PodId pod, NodeId node, const Ledger& ledger) const;
   int64_t untolerated_soft_taints(PodId pod, NodeId node) const;
+
+  // The fast path's node totals, kept between predictions for pods that score alike: the same
+  // constraint class (tolerations, nodeSelector, required affinity: the node rules and the soft
+  // taints), the same cpu and memory requests with and without defaults, the same scheduler.
+  // A prediction rescores only the nodes the Ledger touched since the class was last asked.
+  struct KeptTotals {
+    static constexpr int64_t kUnset = INT64_MIN, kRefused = INT64_MIN + 1;  // node rules fail
+    uint64_t ledger = 0;  // Ledger::id() the totals were computed with
+    size_t seen = 0;      // Ledger::touched() entries accounted for
+    std::vector<int64_t> total;  // per node
+  };
+  // The class key of `pod`, or empty when its totals cannot be shared (a StatefulSet's pod
+  // scores its own node without itself; a profile scoring extended resources).
+  std::string totals_key(PodId pod) const;
+  mutable std::unordered_map<std::string, KeptTotals> totals_;
+  static constexpr size_t kMaxTotalClasses = 256;  // 5,000 nodes: 40 KB each  // 5,000 nodes: 200 KB each
 
   const ClusterIndex& index_;
   SchedulerProfile profile_;

@@ -203,32 +203,35 @@ TargetSearch find_target(const PlanContext& ctx, PodId pod, const TargetQuery& q
   const PredictedUsage& usage = *query.usage;
   const NodeId current = ctx.index().node_of(pod);
   const std::vector<double> amounts = query.caps->amounts(*query.load);
-  std::vector<Refusal> refused;
+  // Why `node` is refused, or nullopt when it passes every check but the placement core's.
+  auto refusal = [&](NodeId node) -> std::optional<Refusal> {
+    if (query.rule != nullptr && query.rule->refuses(node)) return Refusal{Refusal::kRule, node};
+    if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
+      return Refusal{Refusal::kOverutilized, node};
+    }
+    if (!usage.known(node)) {
+      if (query.refuse_unknown) return Refusal{Refusal::kUnknown, node};
+    } else if (const std::string* resource = query.caps->exceeded(node, amounts, usage)) {
+      return Refusal{Refusal::kOverCap, node, resource};
+    }
+    if (!placer.feasible(pod, node, ledger)) return Refusal{Refusal::kPlacement, node};
+    return std::nullopt;
+  };
+  // The search counts refusals; their records (and the texts) are made in a second pass over
+  // the same candidates, only when nothing passed: the checks are pure, so it refuses the same.
   std::optional<NodeId> best;
   placement::TargetScore best_score;
   size_t passed = 0;
   for (NodeId node : query.candidates) {
     if (query.enough > 0 && passed >= query.enough) break;
     if (node == current) continue;  // not a move
-    if (query.rule != nullptr && query.rule->refuses(node)) {
-      refused.push_back({Refusal::kRule, node});
-      continue;
-    }
-    if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
-      refused.push_back({Refusal::kOverutilized, node});
-      continue;
-    }
-    if (!usage.known(node)) {
-      if (query.refuse_unknown) {
-        refused.push_back({Refusal::kUnknown, node});
-        continue;
-      }
-    } else if (const std::string* resource = query.caps->exceeded(node, amounts, usage)) {
-      refused.push_back({Refusal::kOverCap, node, resource});
-      continue;
-    }
-    if (!placer.feasible(pod, node, ledger)) {
-      refused.push_back({Refusal::kPlacement, node});
+    // refusal(node), written out: this loop runs for every candidate of every pod.
+    if ((query.rule != nullptr && query.rule->refuses(node)) ||
+        ctx.node_state(node).node_class == NodeClass::kOverutilized ||
+        (usage.known(node) ? query.caps->exceeded(node, amounts, usage) != nullptr
+                           : query.refuse_unknown) ||
+        !placer.feasible(pod, node, ledger)) {
+      ++out.refused;
       continue;
     }
     ++passed;
@@ -243,10 +246,15 @@ TargetSearch find_target(const PlanContext& ctx, PodId pod, const TargetQuery& q
       best_score = score;
     }
   }
-  out.refused = refused.size();
   if (best) {
     out.target = best;
     return out;
+  }
+  std::vector<Refusal> refused;
+  refused.reserve(out.refused);
+  for (NodeId node : query.candidates) {
+    if (node == current) continue;
+    if (std::optional<Refusal> r = refusal(node)) refused.push_back(*r);
   }
   out.why_not = refusal_text(ctx, pod, query, amounts, refused);
   return out;

@@ -6,6 +6,8 @@
 #include <catch2/catch.hpp>
 
 #include <random>
+#include <set>
+#include <tuple>
 
 #include "placement/cluster_index.h"
 #include "test/placement/builders.h"
@@ -289,6 +291,65 @@ TEST_CASE("the fast path picks the same best nodes as scoring every node") {
     }
   }
   CHECK(fast_cases > 100);
+}
+
+// The fast path keeps node totals between predictions of pods that score alike and rescoring
+// only the nodes whose Ledger input changed: a model used for a whole plan must answer as a fresh
+// model does at every step, through moves, moves replaced, and soft-taint changes.
+TEST_CASE("kept node totals answer as a fresh model does, through ledger moves") {
+  std::mt19937 rng(11);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  size_t repeated_classes = 0, predictions = 0;
+  for (int round = 0; round < 30; ++round) {
+    INFO("round " << round);
+    Snapshot s;
+    const int nodes = pick(4, 30);
+    for (int n = 0; n < nodes; ++n) {
+      s.nodes.push_back(make_node("n" + std::to_string(n), 1000 * pick(4, 8), kGi * pick(4, 16)));
+    }
+    for (int p = 0; p < nodes * 4; ++p) {
+      // Few sizes, so that many pods share a class.
+      Pod pod = make_pod("p" + std::to_string(p), 250 * pick(0, 2), (kGi / 2) * pick(0, 2),
+                         "n" + std::to_string(pick(0, nodes - 1)));
+      pod.owners.push_back(controller_owner("rs" + std::to_string(p % 3)));
+      if (pick(0, 4) == 0) pod.scheduler_name = "volcano";
+      s.pods.push_back(pod);
+    }
+    ClusterIndex index(s);
+    SchedulerModel kept(index);
+    Ledger ledger(s.nodes.size(), &index.pod_topology());
+    std::vector<NodeId> all(s.nodes.size());
+    for (NodeId n = 0; n < all.size(); ++n) all[n] = n;
+    std::set<std::tuple<int64_t, int64_t, std::string>> seen;
+    std::vector<SchedulerModel::SoftTaint> tainted(s.nodes.size(), SchedulerModel::kAsIs);
+    for (int step = 0; step < 60; ++step) {
+      const PodId pod = static_cast<PodId>(pick(0, static_cast<int>(s.pods.size()) - 1));
+      const Pod& p = s.pods[pod];
+      if (!seen.insert({index.requests(pod).cpu_milli, index.requests(pod).memory,
+                        p.scheduler_name})
+               .second) {
+        ++repeated_classes;
+      }
+      SchedulerModel fresh(index);
+      fresh.set_soft_taint(tainted);
+      Landing expected = fresh.predict(pod, all, ledger);
+      Landing landing = kept.predict(pod, all, ledger);
+      CHECK(landing.best == expected.best);
+      CHECK(landing.score == expected.score);
+      ++predictions;
+      // Moves (some of them replacing an earlier move of the same pod) and, now and then, a new
+      // soft-taint state.
+      if (!landing.best.empty() && pick(0, 1) == 0) {
+        ledger.reserve(pod, index.node_of(pod), landing.best.back(), index.requests(pod));
+      }
+      if (pick(0, 9) == 0) {
+        for (auto& t : tainted) t = static_cast<SchedulerModel::SoftTaint>(pick(-1, 1));
+        kept.set_soft_taint(tainted);
+      }
+    }
+  }
+  CHECK(predictions == 30 * 60);
+  CHECK(repeated_classes > 1000);
 }
 
 }  // namespace loadshift::testing
