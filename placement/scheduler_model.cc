@@ -413,7 +413,8 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   if (std::string key = totals_key(pod); !key.empty()) {
     auto it = totals_.find(key);
     if (it == totals_.end()) {
-      if (totals_.size() >= kMaxTotalClasses) totals_.clear();
+      const size_t row = std::max<size_t>(1, index_.snapshot().nodes.size()) * sizeof(int64_t);
+      if ((totals_.size() + 1) * row > kMaxTotalsBytes) totals_.clear();
       it = totals_.emplace(std::move(key), KeptTotals{}).first;
     }
     KeptTotals& k = it->second;

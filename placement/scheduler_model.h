@@ -100,8 +100,9 @@ class SchedulerModel {
   // nodes past the end) keep the snapshot's. Without a call, every node is kAsIs.
   enum SoftTaint : int8_t { kAsIs = -1, kUntainted = 0, kTainted = 1 };
   void set_soft_taint(std::vector<SoftTaint> state) {
+    if (state == soft_taint_) return;
     soft_taint_ = std::move(state);
-    totals_.clear();
+    totals_.clear();  // the taint scores change
   }
   static constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
 
@@ -171,7 +172,9 @@ class SchedulerModel {
   // scores its own node without itself; a profile scoring extended resources).
   std::string totals_key(PodId pod) const;
   mutable std::unordered_map<std::string, KeptTotals> totals_;
-  static constexpr size_t kMaxTotalClasses = 256;  // 5,000 nodes: 40 KB each  // 5,000 nodes: 200 KB each
+  // The kept totals take at most this much memory (8 bytes per class and node); past it they are
+  // dropped and kept afresh.
+  static constexpr size_t kMaxTotalsBytes = size_t{16} << 20;
 
   const ClusterIndex& index_;
   SchedulerProfile profile_;

@@ -34,7 +34,7 @@ std::string scores_text(const placement::SchedulerModel& model, const placement:
 
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
                              const PredictedUsage& predicted, const TargetCaps& caps,
-                             const PodAmounts& load) {
+                             const std::vector<bool>& classified, const PodAmounts& load) {
   LandingVerdict out;
   const placement::SchedulerModel& model = ctx.scheduler_model();
   const placement::Snapshot& snapshot = ctx.snapshot();
@@ -61,9 +61,12 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
       why = "replacement would land back on " + name(node);
     } else if (ctx.node_state(node).node_class == NodeClass::kOverutilized) {
       why = "replacement would land on hot " + name(node) + " (overutilized)";
-    } else if (!predicted.known(node) ||
-               ctx.node_state(node).node_class == NodeClass::kUnknown) {
+    } else if (!predicted.known(node)) {
       why = "replacement would land on " + name(node) + ", whose usage is unknown";
+    } else if (!classified[node]) {
+      const std::string& state = ctx.node_state(node).why;
+      why = "replacement would land on " + name(node) + ", which LoadAware did not classify (" +
+            (state.empty() ? std::string("out of scope") : state) + ")";
     } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
       why = "replacement would land on " + name(node) + " and push its " + *resource +
             " over targetThresholds";

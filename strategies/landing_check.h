@@ -8,6 +8,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "strategies/predicted_usage.h"
 #include "strategies/target_search.h"
@@ -27,11 +28,11 @@ struct LandingVerdict {
 };
 
 // Checks every node the scheduler may pick for the replacement of `pod` (all nodes tied at the
-// top score): none may be `source`, a node classed overutilized, a node whose usage is unknown
-// (`predicted` does not know it, or no plugin could classify it: no allocatable, out of scope),
-// or a node that `caps` would see pushed over its targetThresholds by `load`.
+// top score): none may be `source`, a node classed overutilized, a node the plugin did not
+// measure and classify itself (`classified[node]` false: no usage data, no allocatable, out of
+// scope), or a node that `caps` would see pushed over its targetThresholds by `load`.
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
                              const PredictedUsage& predicted, const TargetCaps& caps,
-                             const PodAmounts& load);
+                             const std::vector<bool>& classified, const PodAmounts& load);
 
 }  // namespace loadshift::strategies

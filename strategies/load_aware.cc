@@ -58,7 +58,8 @@ class LoadAware {
         snapshot_(ctx.snapshot()),
         tracked_(tracked_resources(args)),
         predicted_(ctx.predicted(UsageBasis::kMeasured, tracked_)),
-        high_(ctx.snapshot().nodes.size()) {}
+        high_(ctx.snapshot().nodes.size()),
+        classified_(ctx.snapshot().nodes.size(), false) {}
 
   // Steps 1-2 alone; false when coverage is too low (with a note). The known nodes are classified
   // either way: too little coverage stops LoadAware from acting, but the deschedule plugins still
@@ -216,6 +217,7 @@ class LoadAware {
       high_[node] = w.high;
       if (c.node_class == NodeClass::kOverutilized) over_.push_back(node);
       if (c.node_class == NodeClass::kUnderutilized) under_.push_back(node);
+      classified_[node] = true;
     }
   }
 
@@ -406,7 +408,8 @@ class LoadAware {
       NodeId target = *search.target;
       LandingVerdict landing;
       if (ctx_.options().predict_landing) {
-        landing = check_landing(ctx_, pod, source, target, predicted_, caps_, chosen.load);
+        landing =
+            check_landing(ctx_, pod, source, target, predicted_, caps_, classified_, chosen.load);
         if (!landing.problem.empty()) {
           ctx_.skip(pod, kName, std::move(landing.problem));
           continue;
@@ -435,6 +438,7 @@ class LoadAware {
   // included (PlanContext::evict moves them).
   const PredictedUsage& predicted_;
   std::vector<Percentages> high_;  // by node: targetThresholds in effect
+  std::vector<bool> classified_;   // by node: measured and classified by this plugin
   TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_, targets_;
   std::string no_targets_ = "no underutilized node";

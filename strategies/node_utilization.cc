@@ -156,7 +156,10 @@ class NodeUtilization {
   // MetricResource value (pods carry none, so it has no after), or real usage (already there).
   void show_figures(NodeId node, NodeState& state) const {
     if (real_usage_) {
+      // The node's measured usage (an earlier requests-based plugin may have shown requests).
       state.figures = Figures::kUsage;
+      state.cpu = now_[node].at("cpu");
+      state.memory = now_[node].at("memory");
       return;
     }
     state.cpu_after.reset();

@@ -169,6 +169,7 @@ const PredictedUsage& PlanContext::predicted(UsageBasis basis,
   // the plan so far. New columns go last, so an index into resources() keeps its meaning.
   const placement::Snapshot& snap = index_.snapshot();
   PredictedUsage fresh(snap, columns);
+  if (basis == UsageBasis::kMeasured) fresh.track_uncertain_departures();
   for (NodeId node = 0; node < snap.nodes.size(); ++node) {
     const metrics::NodeUsage* usage = node_usage(node);
     if (basis == UsageBasis::kMeasured && usage == nullptr) continue;  // unknown

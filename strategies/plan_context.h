@@ -118,7 +118,8 @@ class PlanContext {
   // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
   // std::logic_error (a plugin bug) when the limits refuse the pod.
   // With `landing` (the scheduler model's prediction, kNoNode: none) the Ledger reserves the pod
-  // there instead of on `target`.
+  // there instead of on `target`. Every usage account (predicted()) moves the pod's load from its
+  // node to where it is placed, and both nodes' after-columns follow (write_after()).
   void evict(PodId pod, NodeId target, const std::string& profile, const std::string& strategy,
              std::string reason, const policy::EvictionLimits* limits,
              NodeId landing = placement::kNoNode);

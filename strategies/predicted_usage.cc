@@ -104,9 +104,25 @@ Percentages PredictedUsage::share(NodeId node, const PodAmounts& load) const {
 
 void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
   if (from != placement::kNoNode && known_[from]) {
-    for (auto& [resource, value] : share(from, load)) {
+    const placement::Node& n = snapshot_->nodes[from];
+    for (size_t i = 0; i < resources_.size(); ++i) {
+      const std::string& resource = resources_[i];
       double& now = usage_[from][resource];
-      now = std::max(0.0, now - value);
+      const double before = now;
+      now = std::max(0.0, now - percent_of(n, resource, load.amount(resource)));
+      if (uncertain_.empty()) continue;
+      // The fraction that surely left: cpu and memory are measured against capacity, so of a
+      // measured load its share of capacity (allocatable <= capacity), of an estimate from
+      // requests nothing; other resources are figured from requests on both sides: all of it.
+      double sure = 1.0;
+      if (resource == placement::kCpu || resource == placement::kMemory) {
+        const double capacity = static_cast<double>(n.capacity.get(resource));
+        const double allocatable = allocatable_of(n, resource);
+        sure = !load.measured             ? 0.0
+               : capacity > allocatable   ? allocatable / capacity
+                                          : 1.0;
+      }
+      uncertain_[from * resources_.size() + i] += (before - now) * (1.0 - sure);
     }
     copy_to_index(from);
   }
@@ -117,8 +133,8 @@ void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
 }
 
 void PredictedUsage::apply(const EvictionDecision& decision, const PodAmounts& load) {
-  const bool finished = snapshot_->pods[decision.pod].terminated();
-  move(finished ? placement::kNoNode : decision.node, decision.placed(), load);
+  if (snapshot_->pods[decision.pod].terminated()) return;
+  move(decision.node, decision.placed(), load);
 }
 
 void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load) {

@@ -67,6 +67,16 @@ class PredictedUsage {
   // of(node) at resources()[i], read without a map lookup (the target search's inner loop); 0
   // on unknown nodes.
   double tracked(NodeId node, size_t i) const { return by_index_[node * resources_.size() + i]; }
+  // Of the cpu and memory that left `node` (column i), the part that may not really be gone: all
+  // of a departure estimated from requests (the pod has no measured usage) and, of a measured
+  // one, the amount by which its share of allocatable exceeds its share of capacity (node usage
+  // is measured against capacity). Kept only after track_uncertain_departures() (the measured
+  // account); a target's cap is checked against tracked() plus this, so load planned away makes
+  // room on a target only as far as it surely leaves.
+  double uncertain(NodeId node, size_t i) const {
+    return uncertain_.empty() ? 0 : uncertain_[node * resources_.size() + i];
+  }
+  void track_uncertain_departures() { uncertain_.assign(by_index_.size(), 0.0); }
 
   // The pod's share of `node` per tracked resource.
   Percentages share(NodeId node, const PodAmounts& load) const;
@@ -74,8 +84,8 @@ class PredictedUsage {
   // Usage never goes below 0.
   void move(NodeId from, NodeId to, const PodAmounts& load);
   // Applies one eviction of a plan: the pod leaves its node and lands where it is placed. A
-  // finished pod (Succeeded, Failed) was never counted on its node, so leaving frees nothing;
-  // its replacement still lands.
+  // finished pod (Succeeded, Failed) changes nothing: it was never counted on its node, and its
+  // controller replaced it (or will not) whether or not it is evicted.
   void apply(const EvictionDecision& decision, const PodAmounts& load);
   // apply() for every eviction the plan holds, the load of each pod given by `load`.
   void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
@@ -87,6 +97,7 @@ class PredictedUsage {
   std::vector<std::string> resources_;
   std::vector<Percentages> usage_;
   std::vector<double> by_index_;  // usage_ again: one row per node, one column per resource
+  std::vector<double> uncertain_;  // laid out as by_index_; empty unless tracked
   std::vector<bool> known_;
 };
 

@@ -99,12 +99,15 @@ std::string group_of(const PlanContext& ctx, PodId pod, const TargetQuery& query
 std::string refusal_text(const PlanContext& ctx, PodId pod, const TargetQuery& query,
                          std::span<const double> amounts, const std::vector<Refusal>& refused) {
   const placement::Snapshot& snapshot = ctx.snapshot();
+  if (refused.empty()) {  // every candidate was the pod's own node
+    return query.text == RefusalText::kGrouped ? "no target: no candidate but the pod's own node"
+                                               : "no candidate node but the pod's own";
+  }
   if (query.text == RefusalText::kGrouped) {
     std::map<std::string, std::vector<NodeId>> groups;
     for (const Refusal& r : refused) groups[group_of(ctx, pod, query, r)].push_back(r.node);
     return grouped_text(snapshot, groups);
   }
-  if (refused.empty()) return "no candidate node";
   std::string text = "refused ";
   for (size_t i = 0; i < refused.size() && i < kNodesShown; ++i) {
     if (i > 0) text += ", ";
@@ -151,7 +154,9 @@ std::vector<double> TargetCaps::amounts(const PodAmounts& load) const {
 }
 
 double TargetCaps::now(NodeId node, size_t column, const PredictedUsage& predicted) const {
-  return tracked_[column] == kUntracked ? 0 : predicted.tracked(node, tracked_[column]);
+  if (tracked_[column] == kUntracked) return 0;
+  // Load planned away counts as gone only as far as it surely leaves.
+  return predicted.tracked(node, tracked_[column]) + predicted.uncertain(node, tracked_[column]);
 }
 
 double TargetCaps::share(const Cell& cell, double amount) {

@@ -39,6 +39,8 @@ class TargetCaps {
   // The pod's load in this table's columns.
   std::vector<double> amounts(const PodAmounts& load) const;
   // The first resource (by name) whose cap the pod (`amounts`) would push `node` over, or null.
+  // The node's usage is `predicted`'s, with load planned away counted as gone only as far as it
+  // surely leaves (PredictedUsage::uncertain).
   const std::string* exceeded(NodeId node, std::span<const double> amounts,
                               const PredictedUsage& predicted) const;
   // Every resource the pod would push over its cap on `node`: "cpu 78.0% + 5.0% > 80%, memory
@@ -78,7 +80,7 @@ enum class RefusalText {
 // A plugin's own reason to refuse a target, checked before the others.
 struct NodeRule {
   std::function<bool(NodeId)> refuses;
-  std::function<std::string(NodeId)> why;  // called only for refusals a reason shows
+  std::function<std::string(NodeId)> why;  // called only when no target is found, for the reason
 };
 
 struct TargetQuery {

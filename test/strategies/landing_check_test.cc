@@ -97,6 +97,24 @@ TEST_CASE("landing prediction: never onto another hot node, nor one of unknown u
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     CHECK(r.skip("busy").rfind("replacement would land on dark, whose usage is unknown: ", 0) == 0);
   }
+  SECTION("a measured node LoadAware did not classify, whatever another plugin said of it") {
+    // `far` is outside the policy's nodeSelector: LoadAware neither classifies nor caps it,
+    // though its usage is measured and an earlier plugin may have left it underutilized.
+    r.f.snapshot.nodes = {make_node("h1"), make_node("far"), make_node("t1")};
+    for (const char* node : {"h1", "t1"}) {
+      r.f.snapshot.nodes[r.f.node(node)].meta.labels.set("scope", "in");
+    }
+    r.f.policy.node_selector = "scope=in";
+    r.f.usage = usage_of({{"h1", {95, 40}}, {"far", {90, 90}}, {"t1", {10, 10}}});
+    r.f.build();
+    r.f.ctx().node_state(r.f.node("far")).node_class = strategies::NodeClass::kUnderutilized;
+    strategies::EvictionFilter filter = r.f.filter(r.evictor);
+    strategies::ProfileScope scope{"balance", &filter, true, ""};
+    strategies::run_load_aware(seed_load_aware_args(), scope, r.f.ctx());
+    CHECK(r.moves().empty());
+    CHECK(r.skip("busy").rfind("replacement would land on far, which LoadAware did not classify (",
+                               0) == 0);
+  }
   SECTION("an appropriate node the pod would push over its targetThresholds") {
     r.f.snapshot.nodes = {make_node("h1"), make_node("warm"), make_node("t1")};
     r.f.usage = usage_of({{"h1", {95, 40}}, {"warm", {79, 50}}, {"t1", {10, 10}}});

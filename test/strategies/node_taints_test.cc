@@ -136,13 +136,15 @@ TEST_CASE("without a target the pod stays, with or without nodeFit (upstream evi
   DescheduleOutcome out = run(setup, {});
   CHECK(out.moves.empty());
   CHECK(out.skips["intruder"] ==
-        "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; no candidate node");
+        "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; no candidate node but "
+        "the pod's own");
 
   setup.evictor.node_fit = false;
   out = run(setup, {});
   CHECK(out.moves.empty());
   CHECK(out.skips["intruder"] ==
-        "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; no candidate node");
+        "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; no candidate node but "
+        "the pod's own");
 }
 
 TEST_CASE("hot and unknown nodes are not targets", "[node_taints]") {

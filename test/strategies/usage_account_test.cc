@@ -47,25 +47,57 @@ TEST_CASE("the usage account moves every eviction: load out of the source, in wh
   CHECK(*f.plan.nodes[f.node("n1")].cpu_after == Approx(70));
   CHECK(*f.plan.nodes[f.node("n2")].cpu_after == Approx(20));
 
-  // A finished pod was never counted on n1, so leaving frees nothing; its replacement still
-  // lands on n2.
+  // A finished pod changes nothing: it was never counted on n1, and its controller replaced it
+  // (or will not) whether or not it is evicted.
   ctx.evict(f.pod("done"), f.node("n2"), "p", "PodLifeTime", "why", nullptr);
   CHECK(measured.of(f.node("n1")).at("cpu") == Approx(70));
-  CHECK(measured.of(f.node("n2")).at("cpu") == Approx(40));
+  CHECK(measured.of(f.node("n2")).at("cpu") == Approx(20));
 
   // A pod evicted without a target only leaves.
   ctx.evict(f.pod("b"), placement::kNoNode, "p", "PodLifeTime", "why", nullptr);
   CHECK(measured.of(f.node("n1")).at("cpu") == Approx(65));
+  // Neither a nor b has measured usage: what left n1 on the measured account is uncertain (a
+  // target's caps count it as still there); on the requested account it is exact.
+  CHECK(measured.uncertain(f.node("n1"), 0) == Approx(15));
+  CHECK(requested.uncertain(f.node("n1"), 0) == 0);
 
   // A column asked for late is the same account, grown in place: the old column keeps its
-  // index, and the new one has seen the whole plan (3 pods counted on n1, 1 left running).
+  // index, and the new one has seen the whole plan.
   const PredictedUsage& grown = ctx.predicted(UsageBasis::kMeasured, {"pods", "cpu"});
   CHECK(&grown == &measured);
   REQUIRE(grown.resources() == std::vector<std::string>{"cpu", "memory", "pods"});
   CHECK(grown.tracked(f.node("n1"), 0) == Approx(65));
-  // n1 holds a and b (done is finished, not counted): 2 of 110 pods, minus the two that left.
+  CHECK(grown.uncertain(f.node("n1"), 0) == Approx(15));  // kept through the rebuild
+  // n1 held a and b (done is finished, never counted): 2 of 110 pods, and both left.
   CHECK(grown.of(f.node("n1")).at("pods") == Approx(0));
-  CHECK(grown.of(f.node("n2")).at("pods") == Approx(200.0 / 110));
+  CHECK(grown.of(f.node("n2")).at("pods") == Approx(100.0 / 110));
+}
+
+TEST_CASE("what surely left a node: measured load's share of capacity, nothing of an estimate",
+          "[usage_account]") {
+  placement::Snapshot snapshot;
+  snapshot.nodes = {make_node("n1", 32000), make_node("n2", 32000)};
+  snapshot.nodes[0].capacity.cpu_milli = 40000;  // 8 cores reserved: allocatable 32 of 40
+  PredictedUsage usage(snapshot, {"cpu", "pods"});
+  usage.track_uncertain_departures();
+  usage.set(0, {{"cpu", 50}, {"pods", 10}});
+  usage.set(1, {{"cpu", 10}, {"pods", 10}});
+  placement::ResourceList requests;
+  requests.pods = 1;
+  strategies::PodAmounts measured{.cpu_milli = 3200, .measured = true, .requests = &requests};
+  strategies::PodAmounts estimated{.cpu_milli = 1600, .measured = false, .requests = &requests};
+  usage.move(0, 1, measured);
+  // 3200m is 10% of allocatable; of capacity, 8%: 2 points may not really be gone.
+  CHECK(usage.of(0).at("cpu") == Approx(40));
+  CHECK(usage.uncertain(0, 0) == Approx(2));
+  usage.move(0, 1, estimated);  // 5% of allocatable, all of it uncertain
+  CHECK(usage.of(0).at("cpu") == Approx(35));
+  CHECK(usage.uncertain(0, 0) == Approx(7));
+  // The pod count is figured from requests on both sides: exact.
+  CHECK(usage.of(0).at("pods") == Approx(10 - 200.0 / 110));
+  CHECK(usage.uncertain(0, 1) == 0);
+  // Nothing is uncertain on a node that only gained.
+  CHECK(usage.uncertain(1, 0) == 0);
 }
 
 TEST_CASE("a deschedule plugin's target is freed by load planned away from it",
@@ -94,6 +126,16 @@ TEST_CASE("a deschedule plugin's target is freed by load planned away from it",
   setup.prepare = [](strategies::PlanContext& ctx) {
     ctx.evict(1, placement::kNoNode, "test", "PodLifeTime", "old", nullptr);  // leaver
   };
+  // The leaver has no measured usage: its 4 cores are an estimate from requests, which may not
+  // really leave. te3 keeps counting them for a target.
+  DescheduleOutcome estimated = run_deschedule(setup, taints);
+  CHECK(estimated.moves == Moves{"leaver->-"});
+  CHECK(estimated.skips["intruder"] ==
+        "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; refused te3 (too hot: "
+        "cpu 99.0% + 1.6% > 100%), te4 (too hot: cpu 99.0% + 1.6% > 100%)");
+
+  // Measured, it surely leaves (te3's capacity is its allocatable here).
+  setup.usage.pods["apps/leaver"] = {4000, double(int64_t{1} << 30)};
   DescheduleOutcome freed = run_deschedule(setup, taints);
   CHECK(freed.moves == Moves{"leaver->-", "intruder->te3"});
   // 99% - 12.5% (4 of 32 cores) = 86.5%, then + 1.6%; memory 10% - 0.8% (1 of 128 GiB) + 0.8%.
@@ -184,6 +226,12 @@ TEST_CASE("the target search: own node, rule, caps, unknown usage, enough, reaso
     query.order = strategies::TargetOrder::kFirstFeasible;
     query.enough = 0;
     CHECK(s.search(query).target == std::optional<NodeId>(4));
+  }
+  SECTION("only the pod's own node") {
+    query.candidates = std::span<const NodeId>(all).first(1);  // n0
+    CHECK(s.search(query).why_not == "no target: no candidate but the pod's own node");
+    query.text = strategies::RefusalText::kFirstNodes;
+    CHECK(s.search(query).why_not == "no candidate node but the pod's own");
   }
   SECTION("no candidates") {
     query.candidates = {};
