@@ -68,6 +68,9 @@ struct SchedulerProfile {
   int64_t volcano_binpack_weight = 1;  // Volcano's binpack (cpu 1, memory 1), volcano pods only
 };
 
+// The highest score a plugin gives a node (framework.MaxNodeScore).
+inline constexpr int64_t kMaxNodeScore = 100;
+
 // One node's score, plugin by plugin, after normalisation and before weights (0..100 each).
 struct NodeScore {
   NodeId node = kNoNode;

@@ -1,0 +1,139 @@
+// The scheduler model's fast path (scheduler_model.h): for a pod whose node totals are known
+// before the filters run, every node's total first, then the filters from the best total down;
+// the totals kept between predictions of pods that score alike.
+#include <algorithm>
+
+#include "placement/placer.h"
+#include "placement/scheduler_model.h"
+
+namespace loadshift::placement {
+
+bool SchedulerModel::totals_known_before_filters(PodId pod) const {
+  const Pod& p = index_.snapshot().pods[pod];
+  // Without the index's own soft taints, a node meets at most loadshift's one: counts 0 or 1,
+  // and a feasible node with 1 makes the maximum 1, so 0 -> 100 and 1 -> 0 whatever else is
+  // feasible. NodeAffinity without preferred terms and InterPodAffinity / PodTopologySpread
+  // without rules score 0 everywhere.
+  return !any_soft_taint_ && p.node_affinity.preferred.empty() &&
+         index_.pod_topology().rules(pod) == nullptr;
+}
+
+NodeScore SchedulerModel::fast_score(PodId pod, NodeId node, const Ledger& ledger,
+                                     bool volcano) const {
+  const SchedulerProfile& w = profile_;
+  NodeScore s;
+  s.node = node;
+  const bool without_self = node == index_.node_of(pod) && replaced_after_deletion(pod);
+  s.fit = fit_score(pod, node, ledger, without_self);
+  s.balanced = balanced_score(pod, node, ledger, without_self);
+  s.taint = untolerated_soft_taints(pod, node) == 0 ? kMaxNodeScore : 0;
+  if (volcano) s.binpack = binpack_score(pod, node, ledger, without_self);
+  s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
+            (volcano ? w.volcano_binpack_weight * s.binpack : 0);
+  return s;
+}
+
+std::string SchedulerModel::totals_key(PodId pod) const {
+  if (replaced_after_deletion(pod)) return "";
+  for (const FitResource& r : fit_resources_) {
+    if (r.kind == FitResource::kOther) return "";
+  }
+  const Pod& p = index_.snapshot().pods[pod];
+  const ResourceList& requests = index_.requests(pod);
+  std::string key;
+  for (int64_t n : {static_cast<int64_t>(index_.constraint_class(pod)), pod_nonzero_cpu_[pod],
+                    pod_nonzero_memory_[pod], requests.cpu_milli, requests.memory}) {
+    key.append(reinterpret_cast<const char*>(&n), sizeof n);
+  }
+  key += p.scheduler_name;
+  return key;
+}
+
+Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                                     NodeId also) const {
+  const Placer placer(index_);
+  Landing landing;
+  landing.volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
+  // Every node that passes the node rules, by total; the other filters run from the top. Totals
+  // kept from an earlier pod of the same class are reused but on the nodes the Ledger touched
+  // since (KeptTotals).
+  std::vector<int64_t>* kept = nullptr;
+  if (std::string key = totals_key(pod); !key.empty()) {
+    auto it = totals_.find(key);
+    if (it == totals_.end()) {
+      const size_t row = std::max<size_t>(1, index_.snapshot().nodes.size()) * sizeof(int64_t);
+      if ((totals_.size() + 1) * row > kMaxTotalsBytes) totals_.clear();
+      it = totals_.emplace(std::move(key), KeptTotals{}).first;
+    }
+    KeptTotals& k = it->second;
+    const std::vector<NodeId>& touched = ledger.touched();
+    if (k.ledger != ledger.id() || k.total.size() != index_.snapshot().nodes.size()) {
+      k.ledger = ledger.id();
+      k.total.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
+    } else {
+      for (size_t i = k.seen; i < touched.size(); ++i) {
+        int64_t& total = k.total[touched[i]];
+        if (total != KeptTotals::kRefused) total = KeptTotals::kUnset;
+      }
+    }
+    k.seen = touched.size();
+    kept = &k.total;
+  }
+  std::vector<int64_t> fresh;  // without kept totals: this prediction's own
+  if (kept == nullptr) {
+    fresh.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
+    kept = &fresh;
+  }
+  std::vector<int64_t>& totals = *kept;
+  int64_t top = KeptTotals::kRefused;
+  for (NodeId node : nodes) {
+    int64_t& total = totals[node];
+    if (total == KeptTotals::kUnset) {
+      total = placer.node_rules_pass(pod, node) ? fast_score(pod, node, ledger, landing.volcano).total
+                                                : KeptTotals::kRefused;
+    }
+    top = std::max(top, total);
+  }
+  if (top == KeptTotals::kRefused) return landing;
+  // The top total first, by a scan: almost always a node there admits the pod. Only when none
+  // does, the other nodes go to a heap, best first, until a total admits one.
+  bool found = false;
+  for (NodeId node : nodes) {
+    if (totals[node] != top || !admits(placer, pod, node, ledger)) continue;
+    found = true;
+    landing.score = top;
+    landing.best.push_back(node);
+  }
+  if (!found) {
+    std::vector<std::pair<int64_t, NodeId>> ranked;
+    for (NodeId node : nodes) {
+      if (totals[node] != KeptTotals::kRefused && totals[node] < top) {
+        ranked.emplace_back(totals[node], node);
+      }
+    }
+    auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
+    std::make_heap(ranked.begin(), ranked.end(), lower);
+    while (!ranked.empty()) {
+      std::pop_heap(ranked.begin(), ranked.end(), lower);
+      auto [total, node] = ranked.back();
+      ranked.pop_back();
+      if (found && total < landing.score) break;
+      if (!admits(placer, pod, node, ledger)) continue;
+      found = true;
+      landing.score = total;
+      landing.best.push_back(node);
+    }
+  }
+  std::sort(landing.best.begin(), landing.best.end());
+  for (NodeId node : landing.best) {
+    landing.detail.push_back(fast_score(pod, node, ledger, landing.volcano));
+  }
+  if (also != kNoNode && found &&
+      !std::binary_search(landing.best.begin(), landing.best.end(), also) &&
+      admits(placer, pod, also, ledger)) {
+    landing.detail.push_back(fast_score(pod, also, ledger, landing.volcano));
+  }
+  return landing;
+}
+
+}  // namespace loadshift::placement
