@@ -9,6 +9,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 jobs=$(nproc)
+# ccache (CMakeLists.txt uses it when installed): paths relative to the checkout and the build
+# directory left out of the hash, so a clean clone anywhere reuses the objects of an earlier run
+# (they are keyed by content; a changed file compiles again).
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 echo "== deployment manifests (kubectl kustomize, yamllint, RBAC and pod checks)"
 bash test/deploy/render_test.sh
