@@ -175,8 +175,8 @@ class SchedulerModel {
   // scores its own node without itself; a profile scoring extended resources).
   std::string totals_key(PodId pod) const;
   mutable std::unordered_map<std::string, KeptTotals> totals_;
-  // The kept totals take at most this much memory (8 bytes per class and node); past it they are
-  // dropped and kept afresh.
+  // The kept totals take at most this much memory (8 bytes per class and node); past it, a new
+  // class is scored afresh each time and the classes kept stay.
   static constexpr size_t kMaxTotalsBytes = size_t{16} << 20;
 
   const ClusterIndex& index_;

@@ -60,24 +60,26 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   std::vector<int64_t>* kept = nullptr;
   if (std::string key = totals_key(pod); !key.empty()) {
     auto it = totals_.find(key);
-    if (it == totals_.end()) {
-      const size_t row = std::max<size_t>(1, index_.snapshot().nodes.size()) * sizeof(int64_t);
-      if ((totals_.size() + 1) * row > kMaxTotalsBytes) totals_.clear();
+    const size_t row = std::max<size_t>(1, index_.snapshot().nodes.size()) * sizeof(int64_t);
+    // Past the budget, a new class is scored afresh and not kept; the kept ones stay.
+    if (it == totals_.end() && (totals_.size() + 1) * row <= kMaxTotalsBytes) {
       it = totals_.emplace(std::move(key), KeptTotals{}).first;
     }
-    KeptTotals& k = it->second;
-    const std::vector<NodeId>& touched = ledger.touched();
-    if (k.ledger != ledger.id() || k.total.size() != index_.snapshot().nodes.size()) {
-      k.ledger = ledger.id();
-      k.total.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
-    } else {
-      for (size_t i = k.seen; i < touched.size(); ++i) {
-        int64_t& total = k.total[touched[i]];
-        if (total != KeptTotals::kRefused) total = KeptTotals::kUnset;
+    if (it != totals_.end()) {
+      KeptTotals& k = it->second;
+      const std::vector<NodeId>& touched = ledger.touched();
+      if (k.ledger != ledger.id() || k.total.size() != index_.snapshot().nodes.size()) {
+        k.ledger = ledger.id();
+        k.total.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
+      } else {
+        for (size_t i = k.seen; i < touched.size(); ++i) {
+          int64_t& total = k.total[touched[i]];
+          if (total != KeptTotals::kRefused) total = KeptTotals::kUnset;
+        }
       }
+      k.seen = touched.size();
+      kept = &k.total;
     }
-    k.seen = touched.size();
-    kept = &k.total;
   }
   std::vector<int64_t> fresh;  // without kept totals: this prediction's own
   if (kept == nullptr) {

@@ -10,8 +10,9 @@ cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 jobs=$(nproc)
 # ccache (CMakeLists.txt uses it when installed): paths relative to the checkout and the build
-# directory left out of the hash, so a clean clone anywhere reuses the objects of an earlier run
-# (they are keyed by content; a changed file compiles again).
+# directory left out of the hash, so a clean clone anywhere reuses the library objects of an
+# earlier run (keyed by content: a changed file compiles again; the tests, which are given the
+# checkout's absolute path, compile again in a new place).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
 echo "== deployment manifests (kubectl kustomize, yamllint, RBAC and pod checks)"

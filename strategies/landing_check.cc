@@ -64,7 +64,10 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     } else if (!predicted.known(node)) {
       why = "replacement would land on " + name(node) + ", whose usage is unknown";
     } else if (!classified[node]) {
-      const std::string& state = ctx.node_state(node).why;
+      std::string state = ctx.node_state(node).why;
+      for (const char* prefix : {"unclassified: ", "unknown: "}) {
+        if (state.starts_with(prefix)) state.erase(0, std::string_view(prefix).size());
+      }
       why = "replacement would land on " + name(node) + ", which LoadAware did not classify (" +
             (state.empty() ? std::string("out of scope") : state) + ")";
     } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {

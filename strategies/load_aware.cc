@@ -9,7 +9,8 @@
 //  5. Each pod needs an underutilized target that the placement core accepts and whose predicted
 //     usage with the pod stays within its own targetThresholds; then the scheduler model predicts
 //     where the replacement really lands (landing_check.h): never back on the source, on a hot
-//     node or on one of unknown usage. It is reserved in the Ledger where it lands.
+//     node or on a node this plugin did not classify. It is reserved in the Ledger where it
+//     lands.
 //  6. A source stops when its predicted usage is within target, or limits stop it.
 //
 // Estimated load in percent: the pod's cpu (millicores) and memory (bytes) over the node's

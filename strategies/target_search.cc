@@ -187,8 +187,12 @@ std::string TargetCaps::excess_text(NodeId node, std::span<const double> amounts
       missing += (missing.empty() ? "" : ", ") + resources_[i];
       continue;
     }
-    hot += (hot.empty() ? "" : ", ") + resources_[i] + " " + percent_text(before) + " + " +
-           percent_text(added) + " > " + setting_text(row[i].cap);
+    // The predicted usage, then what was planned away but may not really leave (counted here).
+    const double unsure = tracked_[i] == kUntracked ? 0 : predicted.uncertain(node, tracked_[i]);
+    std::string usage = percent_text(before - unsure);
+    if (unsure >= 0.05) usage += " (+" + percent_text(unsure) + " planned away, not surely gone)";
+    hot += (hot.empty() ? "" : ", ") + resources_[i] + " " + usage + " + " + percent_text(added) +
+           " > " + setting_text(row[i].cap);
   }
   if (!missing.empty()) {
     return "usage unknown: node has no allocatable " + missing + " to relate the pod's load to";

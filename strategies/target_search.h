@@ -43,8 +43,10 @@ class TargetCaps {
   // surely leaves (PredictedUsage::uncertain).
   const std::string* exceeded(NodeId node, std::span<const double> amounts,
                               const PredictedUsage& predicted) const;
-  // Every resource the pod would push over its cap on `node`: "cpu 78.0% + 5.0% > 80%, memory
-  // ..."; "no allocatable cpu" for a resource the node has none of.
+  // Every resource the pod would push over its cap on `node`: "too hot: cpu 78.0% + 5.0% > 80%,
+  // memory ...", with "cpu 86.5% (+12.5% planned away, not surely gone) + 1.6% > 100%" when
+  // uncertain departures count; "usage unknown: node has no allocatable cpu ..." for a resource
+  // the node has none of.
   std::string excess_text(NodeId node, std::span<const double> amounts,
                           const PredictedUsage& predicted) const;
 

@@ -132,7 +132,8 @@ TEST_CASE("a deschedule plugin's target is freed by load planned away from it",
   CHECK(estimated.moves == Moves{"leaver->-"});
   CHECK(estimated.skips["intruder"] ==
         "no node fits: te2 taint dedicated=gpu:NoSchedule not tolerated; refused te3 (too hot: "
-        "cpu 99.0% + 1.6% > 100%), te4 (too hot: cpu 99.0% + 1.6% > 100%)");
+        "cpu 86.5% (+12.5% planned away, not surely gone) + 1.6% > 100%), te4 (too hot: cpu "
+        "99.0% + 1.6% > 100%)");
 
   // Measured, it surely leaves (te3's capacity is its allocatable here).
   setup.usage.pods["apps/leaver"] = {4000, double(int64_t{1} << 30)};
