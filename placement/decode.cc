@@ -253,4 +253,11 @@ DecodeSummary decode_yaml(std::string_view yaml, Snapshot* snapshot) {
   return summary;
 }
 
+size_t object_count(const Snapshot& s) {
+  return s.nodes.size() + s.pods.size() + s.priority_classes.size() + s.pdbs.size() +
+         s.hyper_nodes.size() + s.jobs.size() + s.pod_groups.size() +
+         s.persistent_volume_claims.size() + s.persistent_volumes.size() + s.csi_nodes.size() +
+         s.namespaces.size();
+}
+
 }  // namespace loadshift::placement

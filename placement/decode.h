@@ -75,6 +75,9 @@ class JsonSnapshotDecoder {
 // Decodes a whole JSON document held in memory.
 DecodeSummary decode_json(std::string_view json, Snapshot* snapshot);
 
+// Every object `snapshot` holds, of every kind (what DecodeSummary::objects counts as added).
+size_t object_count(const Snapshot& snapshot);
+
 // Decodes YAML: one or more documents separated by `---`, each an object or a List. Each
 // document is turned into JSON and goes through the same decoder, so YAML and JSON agree.
 DecodeSummary decode_yaml(std::string_view yaml, Snapshot* snapshot);

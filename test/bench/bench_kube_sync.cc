@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "kube/cluster_reader.h"
+#include "placement/decode.h"
 #include "kube/watch_cache.h"
 #include "test/bench/bench_clock.h"
 #include "test/bench/fake_cluster.h"
@@ -129,9 +130,8 @@ int main(int argc, char** argv) {
       "kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
       "errors\n",
       read->snapshot.nodes.size(), read->snapshot.pods.size(),
-      read->snapshot.priority_classes.size() + read->snapshot.pdbs.size() +
-          read->snapshot.hyper_nodes.size() + read->snapshot.jobs.size() +
-          read->snapshot.pod_groups.size(),
+      loadshift::placement::object_count(read->snapshot) - read->snapshot.nodes.size() -
+          read->snapshot.pods.size(),
       counter.pages, page_size, read->errors.size());
   std::printf(
       "  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "

@@ -18,11 +18,6 @@ using namespace loadshift::placement;
 
 namespace {
 
-size_t object_count(const Snapshot& s) {
-  return s.nodes.size() + s.pods.size() + s.priority_classes.size() + s.pdbs.size() +
-         s.hyper_nodes.size() + s.jobs.size() + s.pod_groups.size();
-}
-
 bool same(const DecodeSummary& a, const DecodeSummary& b) {
   if (a.objects != b.objects || a.skipped != b.skipped || a.errors.size() != b.errors.size() ||
       a.errors_dropped != b.errors_dropped) {

@@ -386,6 +386,22 @@ TEST_CASE("a Namespace's labels are decoded", "[decode]") {
   CHECK(*snapshot.namespaces[0].meta.labels.find("team") == "a");
 }
 
+TEST_CASE("the summary counts every object the snapshot holds, of every kind", "[decode]") {
+  // fuzz_decode checks summary.objects against object_count(); a kind the count
+  // left out (Namespace, here) made it abort on valid input.
+  Snapshot snapshot;
+  DecodeSummary summary = decode_json(R"({"kind": "List", "apiVersion": "v1", "items": [
+    {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "c"}},
+    {"apiVersion": "v1", "kind": "PersistentVolume", "metadata": {"name": "pv"}, "spec": {}},
+    {"apiVersion": "storage.k8s.io/v1", "kind": "CSINode", "metadata": {"name": "n1"},
+     "spec": {"drivers": []}},
+    {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}]})",
+                                      &snapshot);
+  CHECK(summary.errors.empty());
+  CHECK(summary.objects == 4);
+  CHECK(object_count(snapshot) == summary.objects);
+}
+
 TEST_CASE("PodConditions keeps every condition in order, any length", "[decode]") {
   PodConditions conditions;
   CHECK(conditions.empty());
