@@ -137,8 +137,4 @@ void PredictedUsage::apply(const EvictionDecision& decision, const PodAmounts& l
   move(decision.node, decision.placed(), load);
 }
 
-void PredictedUsage::apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load) {
-  for (const EvictionDecision& decision : plan.evictions) apply(decision, load(decision.pod));
-}
-
 }  // namespace loadshift::strategies

@@ -5,7 +5,6 @@
 // strategies/.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -87,8 +86,6 @@ class PredictedUsage {
   // finished pod (Succeeded, Failed) changes nothing: it was never counted on its node, and its
   // controller replaced it (or will not) whether or not it is evicted.
   void apply(const EvictionDecision& decision, const PodAmounts& load);
-  // apply() for every eviction the plan holds, the load of each pod given by `load`.
-  void apply_plan(const Plan& plan, const std::function<PodAmounts(PodId)>& load);
 
  private:
   void copy_to_index(NodeId node);

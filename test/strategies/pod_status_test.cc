@@ -430,7 +430,9 @@ TEST_CASE("a finished pod's eviction frees nothing in the predicted usage", "[po
   strategies::PredictedUsage usage(snapshot, {"cpu", "memory"});
   usage.set(0, {{"cpu", 50}, {"memory", 50}});
   usage.set(1, {{"cpu", 10}, {"memory", 10}});
-  usage.apply_plan(plan, [](PodId) { return strategies::PodAmounts{.cpu_milli = 4000}; });
+  for (const strategies::EvictionDecision& e : plan.evictions) {
+    usage.apply(e, strategies::PodAmounts{.cpu_milli = 4000});
+  }
   CHECK(usage.of(0).at("cpu") == Approx(37.5));  // only the running pod's 4 of 32 cores left
   CHECK(usage.of(1).at("cpu") == Approx(22.5));
 }
