@@ -237,6 +237,28 @@ std::optional<double> FieldReader::number(std::string_view key, double min, doub
   return result;
 }
 
+std::optional<double> FieldReader::entry_number(std::string_view key, double min, double max) {
+  YAML::Node v = value(key);
+  if (v.IsDefined() && v.IsNull()) {
+    known_.emplace(key);
+    report(v, child_path(key),
+           "expected a number in " + format_number(min) + ".." + format_number(max) +
+               ", found null");
+    return std::nullopt;
+  }
+  return number(key, min, max);
+}
+
+std::optional<std::string> FieldReader::entry_string(std::string_view key) {
+  YAML::Node v = value(key);
+  if (v.IsDefined() && v.IsNull()) {
+    known_.emplace(key);
+    report(v, child_path(key), "expected a string, found null");
+    return std::nullopt;
+  }
+  return string(key);
+}
+
 std::optional<Duration> FieldReader::duration(std::string_view key) {
   std::optional<std::string> text = string(key);
   if (!text) return std::nullopt;
@@ -323,25 +345,8 @@ std::optional<std::map<std::string, std::string>> FieldReader::string_map(std::s
   std::map<std::string, std::string> out;
   for (const auto& entry : map->node()) {
     std::string name = entry.first.Scalar();
-    if (std::optional<std::string> v = map->string(name)) out[name] = *v;
+    if (std::optional<std::string> v = map->entry_string(name)) out[name] = *v;
   }
-  return out;
-}
-
-std::optional<Percentages> FieldReader::percentages(std::string_view key, double min, double max) {
-  std::optional<FieldReader> map = object(key);
-  if (!map || !map->valid()) return std::nullopt;
-  Percentages out;
-  bool ok = true;
-  for (const auto& entry : map->node()) {
-    std::string name = entry.first.Scalar();
-    if (std::optional<double> v = map->number(name, min, max)) {
-      out[name] = *v;
-    } else {
-      ok = false;
-    }
-  }
-  if (!ok) return std::nullopt;
   return out;
 }
 

@@ -67,13 +67,19 @@ class FieldReader {
   // A string that must be one of `allowed` (exact, case-sensitive).
   std::optional<std::string> choice(std::string_view key, const std::vector<std::string>& allowed);
 
+  // Entries of a mapping whose keys are data (resource names, label keys, header names): the key
+  // is there, so a null value is an error at the value ("expected a number in 0..100, found
+  // null"), never an absent field: `thresholds: {cpu: 20, pods: }` must not load as `{cpu: 20}`
+  // nor as no thresholds at all.
+  std::optional<double> entry_number(std::string_view key, double min, double max);
+  std::optional<std::string> entry_string(std::string_view key);
+
   // Collections.
   std::optional<std::vector<std::string>> string_list(std::string_view key);
   // A list of integers, each in [min, max].
   std::optional<std::vector<int64_t>> integer_list(std::string_view key, int64_t min, int64_t max);
+  // A mapping of strings to strings (each value read with entry_string).
   std::optional<std::map<std::string, std::string>> string_map(std::string_view key);
-  // A mapping of resource name -> number in [min, max].
-  std::optional<Percentages> percentages(std::string_view key, double min = 0, double max = 100);
   // A nested mapping, to read with its own FieldReader (call finish() on it too).
   std::optional<FieldReader> object(std::string_view key, bool required = false);
   // A list of mappings.

@@ -166,7 +166,7 @@ std::map<std::string, double> read_resource_weights(FieldReader& args,
       if (!problem.empty()) {
         reader->error_at(name, problem);
         reader->accept({name});
-      } else if (std::optional<double> weight = reader->number(name, 0, 1000)) {
+      } else if (std::optional<double> weight = reader->entry_number(name, 0, 1000)) {
         given[name] = *weight;
       }
     }

@@ -180,7 +180,7 @@ void read_headers(FieldReader& metrics, std::map<std::string, std::string>& out)
   for (const auto& entry : headers->node()) {
     if (!entry.first.IsScalar()) continue;  // finish() reports it
     const std::string name = entry.first.Scalar();
-    std::optional<std::string> value = headers->string(name);
+    std::optional<std::string> value = headers->entry_string(name);
     if (!is_header_name(name)) {
       headers->error_at(name,
                         "expected an HTTP header name (letters, digits and !#$%&'*+-.^_`|~)"

@@ -143,7 +143,7 @@ std::optional<Percentages> read_watermarks(FieldReader& args, std::string_view k
       ok = false;
       continue;
     }
-    if (std::optional<double> value = map->number(name, 0, 100)) {
+    if (std::optional<double> value = map->entry_number(name, 0, 100)) {
       out[name] = *value;
     } else {
       ok = false;
