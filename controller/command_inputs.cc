@@ -26,6 +26,35 @@ bool parse_flag_duration(const std::string& flag, const std::string& text,
   return true;
 }
 
+bool parse_plan_flags(const PlanFlags& flags, strategies::PlanOverrides* out, std::ostream& err) {
+  bool ok = true;
+  if (flags.workload_cooldown) {
+    std::chrono::milliseconds cooldown{0};
+    if (!parse_flag_duration("--workload-cooldown", *flags.workload_cooldown, &cooldown, err)) {
+      ok = false;
+    } else if (cooldown.count() % 1000 != 0) {
+      err << "error: --workload-cooldown: expected whole seconds (30s, 10m, 1h30m; 0: off), "
+             "found \""
+          << *flags.workload_cooldown << "\"\n";
+      ok = false;
+    } else {
+      out->workload_cooldown = std::chrono::duration_cast<std::chrono::seconds>(cooldown);
+    }
+  }
+  if (flags.max_in_flight_per_workload) {
+    if (*flags.max_in_flight_per_workload < 0) {
+      err << "error: --max-in-flight-per-workload: expected 0 (no limit) or more, found "
+          << *flags.max_in_flight_per_workload << "\n";
+      ok = false;
+    } else {
+      out->max_in_flight_per_workload = *flags.max_in_flight_per_workload;
+    }
+  }
+  out->soft_taint_hot_nodes = flags.soft_taint_hot_nodes;
+  if (flags.no_landing_prediction) out->landing_prediction = false;
+  return ok;
+}
+
 std::optional<policy::Policy> load_policy(const std::string& file, std::ostream& err) {
   policy::LoadResult result = policy::load_policy_file(file);
   for (const policy::Diagnostic& e : result.errors) err << "error: " << e.to_string() << "\n";

@@ -8,10 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "controller/commands.h"
 #include "controller/usage_sources.h"
 #include "metrics/usage.h"
 #include "placement/model.h"
 #include "policy/policy.h"
+#include "strategies/plan.h"
 
 namespace loadshift::controller {
 
@@ -19,6 +21,10 @@ namespace loadshift::controller {
 // `flag` expected.
 bool parse_flag_duration(const std::string& flag, const std::string& text,
                          std::chrono::milliseconds* out, std::ostream& err);
+
+// The plan flags as overrides of the policy's `loadshift` section. False after writing to `err`
+// what a flag expected (a duration in whole seconds, a count >= 0).
+bool parse_plan_flags(const PlanFlags& flags, strategies::PlanOverrides* out, std::ostream& err);
 
 // Loads the policy file; warnings go to `err`. Empty after writing its errors to `err`.
 std::optional<policy::Policy> load_policy(const std::string& file, std::ostream& err);

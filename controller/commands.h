@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -36,6 +37,15 @@ struct KubeFlags {
   int burst = 10;          // --kube-api-burst
 };
 
+// The flags of `run`, `report` and `simulate` that override the policy's `loadshift` section
+// (policy::PlanSettings): each empty when not given, so the policy's value holds.
+struct PlanFlags {
+  std::optional<std::string> workload_cooldown;   // --workload-cooldown DURATION ("0": off)
+  std::optional<int> max_in_flight_per_workload;  // --max-in-flight-per-workload N (0: no limit)
+  std::optional<bool> soft_taint_hot_nodes;       // --soft-taint-hot-nodes[=false]
+  bool no_landing_prediction = false;             // --no-landing-prediction (to compare)
+};
+
 // What `loadshift report` was asked for (its flags, as given).
 struct ReportOptions {
   std::string policy_file;                  // --policy FILE (required)
@@ -46,6 +56,7 @@ struct ReportOptions {
   std::string at;                // --at TIME, RFC 3339; empty: now
   std::string output = "table";  // --output table|json|markdown
   bool colour = false;           // ANSI colours in the table (stdout is a terminal)
+  PlanFlags plan;                // override the policy's `loadshift` section
 };
 
 // `loadshift report`: loads the policy and the snapshot files, fetches node usage (the file, or
@@ -66,9 +77,7 @@ struct SimulateOptions {
   int cycles = 10;                          // --cycles N (1..1000)
   std::string interval = "10m";             // --interval: time between cycles
   std::string at;                           // --at TIME, RFC 3339: the first cycle; empty: now
-  std::string cooldown = "0";               // --workload-cooldown, as `run` has it
-  bool no_landing_prediction = false;       // --no-landing-prediction (for comparison)
-  bool soft_taint_hot_nodes = false;        // --soft-taint-hot-nodes, as `run` has it
+  PlanFlags plan;                           // override the policy's `loadshift` section
   uint64_t seed = 1;                        // --seed: the scheduler's choice among ties
   std::string output = "table";             // --output table|json
   std::string chart;                        // --chart FILE.svg: node usage per cycle
@@ -113,9 +122,7 @@ struct RunOptions {
   std::string retry_period = "2s";             // --leader-elect-retry-period
   std::string lease_name = "loadshift";        // --leader-elect-resource-name
   std::string lease_namespace;                 // --leader-elect-resource-namespace; "": own
-  int max_in_flight_per_workload = 1;          // --max-in-flight-per-workload; 0: no limit
-  std::string workload_cooldown = "30m";       // --workload-cooldown; "0": off
-  bool soft_taint_hot_nodes = false;           // --soft-taint-hot-nodes
+  PlanFlags plan;  // override the policy's `loadshift` section (re-read with the policy)
 };
 
 // `loadshift run`: the controller. Checks the flags and the policy (exit 2 with every problem on

@@ -132,10 +132,9 @@ std::optional<std::string> DeschedulingLoop::read_providers_token(const policy::
   return token;
 }
 
-void DeschedulingLoop::rebuild_moves() {
+void DeschedulingLoop::rebuild_moves(std::chrono::seconds window) {
   moves_rebuilt_ = true;
-  MovesRebuild read = rebuild_workload_moves(client_, std::chrono::system_clock::now(),
-                                             settings_.workload_cooldown);
+  MovesRebuild read = rebuild_workload_moves(client_, std::chrono::system_clock::now(), window);
   if (!read.error.empty()) {
     log_line(spdlog::level::warn, "workload cool-down not rebuilt",
              {{"error", read.error},
@@ -160,6 +159,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   auto cycle = [&] {
     policy_.poll();  // logs a reload or a rejection itself
     std::shared_ptr<const policy::Policy> policy = policy_.current();
+    // The policy's `loadshift` section with run's flags over it: what this cycle plans with.
+    const policy::PlanSettings plan_settings =
+        strategies::effective_settings(policy->loadshift, settings_.plan);
+    const std::chrono::seconds cooldown(plan_settings.workload_cooldown.milliseconds / 1000);
 
     if (elector_ != nullptr && !elector_->is_leader()) {
       moves_rebuilt_ = false;  // the leader evicts meanwhile: read its Events when leading
@@ -205,7 +208,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                                 "and DefaultEvictor's namespaceLabelSelector fall back, see "
                                 "docs/cluster-access.md); grant list and watch to fix"}});
     }
-    if (settings_.workload_cooldown.count() > 0 && !moves_rebuilt_) rebuild_moves();
+    if (cooldown.count() > 0 && !moves_rebuilt_) rebuild_moves(cooldown);
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
     // does not keep pods the cache replaces during the fetch alive: the two never add up. (A node
@@ -257,13 +260,11 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
-    strategies::PlanOptions plan_options;
-    plan_options.now = std::chrono::system_clock::now();
-    prune_workload_moves(last_moved_, plan_options.now, settings_.workload_cooldown);
+    strategies::PlanOptions plan_options =
+        strategies::plan_options(plan_settings, std::chrono::system_clock::now());
+    prune_workload_moves(last_moved_, plan_options.now, cooldown);
     metrics_.set_cooling_workloads(last_moved_.size());
     plan_options.last_moved = &last_moved_;
-    plan_options.cooldown = settings_.workload_cooldown;
-    plan_options.soft_taint_hot_nodes = settings_.soft_taint_hot_nodes;
     plan = strategies::make_plan(index, usage, *policy, plan_options);
     planned = true;
     metrics_.record_nodes(index, plan);
@@ -319,7 +320,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
     PodEvictor evictor(client_, evictor_options);
     PlanExecutor executor(cache_, evictor, metrics_,
-                          ExecutorOptions{settings_.max_in_flight_per_workload,
+                          ExecutorOptions{static_cast<int>(plan_settings.max_in_flight_per_workload),
                                           policy->eviction_failure_event_notification});
     const std::function<std::string()> may_write = [this] {
       std::string why;
@@ -327,7 +328,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     };
     // The soft taints go on before the evictions: the plan's scheduler model assumed them.
     SoftTaintResult taints;
-    if (settings_.soft_taint_hot_nodes) {
+    if (plan_settings.soft_taint_hot_nodes) {
       SoftTainter tainter(client_, cache_, evictor_options.request_timeout);
       taints = tainter.apply(snapshot, plan, may_write);
     } else {
@@ -339,9 +340,15 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     const auto evicted_at = std::chrono::system_clock::now();
     for (const ExecutedEviction& done : summary.evictions) {
       if (done.outcome != "evicted") continue;
-      std::string workload =
-          strategies::workload_key(snapshot.pods[plan.evictions[done.decision].pod]);
-      if (!workload.empty()) last_moved_[workload] = evicted_at;
+      const strategies::EvictionDecision& decision = plan.evictions[done.decision];
+      const placement::Pod& pod = snapshot.pods[decision.pod];
+      std::string workload = strategies::workload_key(pod);
+      if (workload.empty() || pod.terminated()) continue;
+      auto name = [&](placement::NodeId node) {
+        return node == placement::kNoNode ? std::string() : snapshot.nodes[node].meta.name;
+      };
+      last_moved_[workload].push_back(
+          strategies::WorkloadMove{name(decision.node), name(decision.placed()), evicted_at});
     }
     outcome.evicted = summary.evicted;
     outcome.failed = summary.failed;

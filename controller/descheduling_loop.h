@@ -34,19 +34,16 @@ namespace loadshift::controller {
 struct LoopSettings {
   std::string prometheus_url;  // --prometheus: replaces the policy's address
   bool dry_run = false;
-  int max_in_flight_per_workload = 1;
   // The cache is "stale" when a collection has gone this long without an answer (a healthy watch
   // answers at least every watch timeout, 5 min).
   double cache_max_staleness_seconds = 600;
   std::chrono::milliseconds interval{600000};  // for /readyz: "last cycle recent"
-  // --workload-cooldown: no pod of a workload is evicted within this time of the last eviction of
-  // one of its pods; 0: off. Kept in memory (every eviction the API accepted) and rebuilt from
-  // loadshift's Events before the first cycle that plans and each time the replica becomes
-  // leader again (workload_moves.h).
-  std::chrono::seconds workload_cooldown{1800};
-  // --soft-taint-hot-nodes: loadshift.io/overutilized:PreferNoSchedule on every hot node,
-  // removed when it cools (soft_taint.h).
-  bool soft_taint_hot_nodes = false;
+  // run's flags over the policy's `loadshift` section, applied anew to every policy reload: the
+  // workload cool-down (its moves kept in memory, every eviction the API accepted, and rebuilt
+  // from loadshift's Events before the first cycle that plans and each time the replica becomes
+  // leader again: workload_moves.h), the in-flight limit the executor checks again, the soft
+  // taint (soft_taint.h), landing prediction.
+  strategies::PlanOverrides plan;
 };
 
 struct CycleOutcome {
@@ -78,7 +75,7 @@ class DeschedulingLoop {
   CycleOutcome skipped(std::string reason, std::string why);
   // Reads the cool-down's times back from loadshift's Events (merged into last_moved_); a list
   // that fails is a warning, and the cycle goes on with what this replica remembers.
-  void rebuild_moves();
+  void rebuild_moves(std::chrono::seconds window);
 
   kube::ApiClient& client_;
   kube::WatchCache& cache_;

@@ -28,6 +28,46 @@ void add_kube_flags(CLI::App* command, loadshift::controller::KubeFlags& flags) 
                       "Requests to the API server allowed at once (default 10)");
 }
 
+// The plan flags of run, report and simulate as CLI11 binds them; given_plan_flags() keeps only
+// those on the command line, so the policy's `loadshift` section holds for the others.
+struct PlanFlagValues {
+  std::string workload_cooldown;
+  int max_in_flight_per_workload = 0;
+  bool soft_taint_hot_nodes = false;
+  bool no_landing_prediction = false;
+};
+
+void add_plan_flags(CLI::App* command, PlanFlagValues& values) {
+  command->add_option("--workload-cooldown", values.workload_cooldown,
+                      "Within this time of a move, no pod of the workload is moved back or off a "
+                      "node that received one, e.g. 30m (default: the policy's "
+                      "loadshift.workloadCooldown, 30m; 0: off)");
+  command->add_option("--max-in-flight-per-workload", values.max_in_flight_per_workload,
+                      "At most this many pods of one workload evicted and not Ready again "
+                      "(default: the policy's loadshift.maxInFlightPerWorkload, 1; 0: no limit)");
+  command->add_flag("--soft-taint-hot-nodes", values.soft_taint_hot_nodes,
+                    "Taint every overutilized node with "
+                    "loadshift.io/overutilized:PreferNoSchedule until it cools; =false turns the "
+                    "policy's loadshift.softTaintHotNodes off (run needs nodes patch)");
+  command->add_flag("--no-landing-prediction", values.no_landing_prediction,
+                    "Evict without predicting where the scheduler puts the replacement (to "
+                    "compare)");
+}
+
+loadshift::controller::PlanFlags given_plan_flags(const CLI::App* command,
+                                                  const PlanFlagValues& values) {
+  loadshift::controller::PlanFlags flags;
+  if (command->count("--workload-cooldown") > 0) flags.workload_cooldown = values.workload_cooldown;
+  if (command->count("--max-in-flight-per-workload") > 0) {
+    flags.max_in_flight_per_workload = values.max_in_flight_per_workload;
+  }
+  if (command->count("--soft-taint-hot-nodes") > 0) {
+    flags.soft_taint_hot_nodes = values.soft_taint_hot_nodes;
+  }
+  flags.no_landing_prediction = values.no_landing_prediction;
+  return flags;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -66,6 +106,7 @@ int main(int argc, char** argv) {
 
   // run_report checks the flags itself (exclusive flags, --at, --output), so that every bad
   // input exits 2 with a message that names the flag and what was expected.
+  PlanFlagValues report_plan, simulate_plan, run_plan;
   loadshift::controller::ReportOptions report_options;
   auto* report = app.add_subcommand(
       "report", "Dry run: print the plan (evictions, targets, why every other pod stays)");
@@ -82,8 +123,10 @@ int main(int argc, char** argv) {
   report->add_option("--at", report_options.at,
                      "Evaluation time, RFC 3339 (e.g. 2026-11-22T04:00:00Z); default: now");
   report->add_option("--output", report_options.output, "table (default), json or markdown");
+  add_plan_flags(report, report_plan);
   report->callback([&] {
     report_options.colour = isatty(STDOUT_FILENO) != 0;
+    report_options.plan = given_plan_flags(report, report_plan);
     exit_code = loadshift::controller::run_report(report_options, std::cout, std::cerr);
   });
 
@@ -121,19 +164,14 @@ int main(int argc, char** argv) {
                        "Time between cycles, e.g. 10m (default)");
   simulate->add_option("--at", simulate_options.at,
                        "Time of the first cycle, RFC 3339; default: now");
-  simulate->add_option("--workload-cooldown", simulate_options.cooldown,
-                       "No pod of a workload moves twice within this time (default 0: off)");
-  simulate->add_flag("--no-landing-prediction", simulate_options.no_landing_prediction,
-                     "Evict without predicting where the scheduler puts the replacement (to "
-                     "compare)");
-  simulate->add_flag("--soft-taint-hot-nodes", simulate_options.soft_taint_hot_nodes,
-                     "Soft-taint overutilized nodes while their evictions settle, as `run` can");
+  add_plan_flags(simulate, simulate_plan);
   simulate->add_option("--seed", simulate_options.seed,
                        "Seed of the scheduler's random choice among equal nodes (default 1)");
   simulate->add_option("--output", simulate_options.output, "table (default) or json");
   simulate->add_option("--chart", simulate_options.chart,
                        "SVG file to draw node usage per cycle into");
   simulate->callback([&] {
+    simulate_options.plan = given_plan_flags(simulate, simulate_plan);
     exit_code = loadshift::controller::run_simulate(simulate_options, std::cout, std::cerr);
   });
 
@@ -171,16 +209,9 @@ int main(int argc, char** argv) {
                   "Name of the Lease (default loadshift)");
   run->add_option("--leader-elect-resource-namespace", run_options.lease_namespace,
                   "Namespace of the Lease (default: the pod's own, else kube-system)");
-  run->add_option("--max-in-flight-per-workload", run_options.max_in_flight_per_workload,
-                  "At most this many pods of one workload evicted and not Ready again (default "
-                  "1; 0: no limit)");
-  run->add_option("--workload-cooldown", run_options.workload_cooldown,
-                  "No pod of a workload is evicted within this time of the last eviction of one "
-                  "of its pods, e.g. 30m (default 30m; 0: off)");
-  run->add_flag("--soft-taint-hot-nodes", run_options.soft_taint_hot_nodes,
-                "Taint every overutilized node with "
-                "loadshift.io/overutilized:PreferNoSchedule until they cool (needs nodes patch)");
+  add_plan_flags(run, run_plan);
   run->callback([&] {
+    run_options.plan = given_plan_flags(run, run_plan);
     std::signal(SIGTERM, on_stop_signal);
     std::signal(SIGINT, on_stop_signal);
     exit_code = loadshift::controller::run_controller(run_options, std::cerr, &g_stop);

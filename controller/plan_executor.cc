@@ -11,34 +11,9 @@ namespace {
 
 using placement::Pod;
 
-// The workload a pod belongs to: its controlling owner, except that a ReplicaSet a Deployment
-// made (named <deployment>-<pod-template-hash>, its pods labelled with that hash) stands for the
-// Deployment, so the old and the new ReplicaSet of a rollout count as one workload. `key` is ""
-// for a bare pod.
-struct Workload {
-  std::string key, kind, name;
-};
-Workload workload_of(const Pod& pod) {
-  const placement::OwnerReference* owner = pod.controller();
-  if (owner == nullptr) return {};
-  if (owner->kind == "ReplicaSet") {
-    const std::string* hash = pod.meta.labels.find("pod-template-hash");
-    if (hash != nullptr && !hash->empty() && owner->name.size() > hash->size() + 1 &&
-        owner->name.ends_with("-" + *hash)) {
-      std::string deployment = owner->name.substr(0, owner->name.size() - hash->size() - 1);
-      return {"Deployment " + pod.meta.namespace_ + "/" + deployment, "Deployment", deployment};
-    }
-  }
-  return {owner->uid, owner->kind, owner->name};
-}
-
-// Terminating, not yet running, or running and not Ready. (A running pod without a Ready
-// condition, which the API never serves but a hand-written object may, counts as Ready.)
-bool in_flight(const Pod& pod) {
-  if (pod.terminated()) return false;
-  if (pod.meta.deleting || pod.phase == placement::PodPhase::kPending) return true;
-  return pod.ready.has_value() && !*pod.ready;
-}
+using strategies::in_flight;
+using strategies::rollout_workload;
+using Workload = strategies::RolloutWorkload;
 
 // Why `live` (the cache's pod now) is not the pod the plan decided on, or "".
 std::string pod_changed(const Pod& planned, const std::optional<Pod>& live,
@@ -80,7 +55,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
     auto [it, inserted] = workload_in_flight.try_emplace(workload.key, 0);
     if (inserted) {
       for (const Pod& pod : snap.pods) {
-        if (in_flight(pod) && workload_of(pod).key == workload.key) ++it->second;
+        if (in_flight(pod) && rollout_workload(pod).key == workload.key) ++it->second;
       }
     }
     return it->second - (in_flight(self) ? 1 : 0);
@@ -93,7 +68,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         decision.node == placement::kNoNode ? "" : snap.nodes[decision.node].meta.name;
     const std::string target =
         decision.target == placement::kNoNode ? "" : snap.nodes[decision.target].meta.name;
-    const Workload workload = workload_of(pod);
+    const Workload workload = rollout_workload(pod);
     auto skip = [&](std::string reason, std::string_view metric_reason) {
       log_line(spdlog::level::info, "eviction skipped",
                {{"pod", pod.key()},
@@ -168,7 +143,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       std::string arrived;
       for (const Pod& now : cache_.pods_on_node(target)) {
         if (now.terminated() || planned_pods.count(now.meta.uid) != 0) continue;
-        if (expected.count(workload_of(now).key) != 0) continue;  // a replacement
+        if (expected.count(rollout_workload(now).key) != 0) continue;  // a replacement
         arrived = now.key();
         break;
       }
@@ -224,7 +199,10 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
                                 node, workload.kind, workload.name);
         std::string event_error = evictor_.post_event(
             pod, {"Normal", decision.strategy,
-                  "pod evicted from node " + node + " by loadshift: " + decision.reason});
+                  "pod evicted from node " + node + " by loadshift: " + decision.reason, node,
+                  decision.placed() == placement::kNoNode
+                      ? std::string()
+                      : snap.nodes[decision.placed()].meta.name});
         if (!event_error.empty()) {
           log_line(spdlog::level::warn, "event not written", {{"error", event_error}});
         }
@@ -253,7 +231,8 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         if (options_.failure_events) {
           std::string event_error = evictor_.post_event(
               pod, {"Warning", "EvictionFailed",
-                    "pod eviction from node " + node + " by loadshift failed: " + outcome.detail});
+                    "pod eviction from node " + node + " by loadshift failed: " + outcome.detail,
+                    "", ""});
           if (!event_error.empty()) {
             log_line(spdlog::level::warn, "event not written", {{"error", event_error}});
           }
@@ -274,7 +253,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
     }
     if (result == nullptr) continue;
     const Pod& pod = snap.pods[skipped.pod];
-    const Workload workload = workload_of(pod);
+    const Workload workload = rollout_workload(pod);
     metrics_.count_eviction(
         result, skipped.strategy, "", pod.meta.namespace_,
         skipped.node == placement::kNoNode ? "" : snap.nodes[skipped.node].meta.name, workload.kind,

@@ -55,7 +55,15 @@ struct EventNote {
   std::string type;    // "Normal" or "Warning"
   std::string reason;  // the strategy ("LoadAware") or "EvictionFailed"
   std::string note;    // for a person, at most 1 KiB (longer is cut)
+  // The move, for the cool-down of a controller that restarts (workload_moves.h): the pod's node
+  // and where the plan counted its replacement, written as the Event's annotations
+  // loadshift.io/from-node and loadshift.io/to-node when not empty.
+  std::string from_node, to_node;
 };
+
+// The annotations of an eviction Event that name the move.
+inline constexpr const char* kFromNodeAnnotation = "loadshift.io/from-node";
+inline constexpr const char* kToNodeAnnotation = "loadshift.io/to-node";
 
 class PodEvictor {
  public:

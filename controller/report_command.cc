@@ -20,8 +20,9 @@ namespace {
 // Checks the flags themselves (nothing read yet). Writes every problem to `err`; returns false
 // when there was one.
 bool check_flags(const ReportOptions& options, std::ostream& err,
-                 std::optional<std::chrono::system_clock::time_point>* at) {
-  bool ok = true;
+                 std::optional<std::chrono::system_clock::time_point>* at,
+                 strategies::PlanOverrides* overrides) {
+  bool ok = parse_plan_flags(options.plan, overrides, err);
   if (options.policy_file.empty()) {
     err << "error: --policy: required: the DeschedulerPolicy file (bare or in a ConfigMap)\n";
     ok = false;
@@ -54,7 +55,8 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
 
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   std::optional<std::chrono::system_clock::time_point> at;
-  if (!check_flags(options, err, &at)) return 2;
+  strategies::PlanOverrides overrides;
+  if (!check_flags(options, err, &at, &overrides)) return 2;
   ReportFormat format = *parse_report_format(options.output);
 
   std::optional<policy::Policy> policy = load_policy(options.policy_file, err);
@@ -72,8 +74,9 @@ int run_report(const ReportOptions& options, std::ostream& out, std::ostream& er
   std::optional<metrics::UsageMap> usage = fetch_usage(flags, *policy, snapshot, err);
   if (!usage) return 2;
 
-  strategies::PlanOptions plan_options;
-  plan_options.now = at.value_or(std::chrono::system_clock::now());
+  strategies::PlanOptions plan_options = strategies::plan_options(
+      strategies::effective_settings(policy->loadshift, overrides),
+      at.value_or(std::chrono::system_clock::now()));
   strategies::Plan plan = strategies::make_plan(index, *usage, *policy, plan_options);
 
   ReportStyle style{options.colour, placement::format_rfc3339(plan_options.now)};

@@ -61,14 +61,8 @@ int run_controller(const RunOptions& options, std::ostream& err,
   milliseconds interval{0};
   ok &=
       parse_flag_duration("--descheduling-interval", options.descheduling_interval, &interval, err);
-  milliseconds cooldown{0};
-  if (!parse_flag_duration("--workload-cooldown", options.workload_cooldown, &cooldown, err)) {
-    ok = false;
-  } else if (cooldown.count() % 1000 != 0) {
-    err << "error: --workload-cooldown: expected whole seconds (30s, 10m, 1h30m; 0: off), found \""
-        << options.workload_cooldown << "\"\n";
-    ok = false;
-  }
+  strategies::PlanOverrides plan_overrides;
+  ok &= parse_plan_flags(options.plan, &plan_overrides, err);
   LeaderElectionConfig election;
   bool durations_ok = parse_flag_duration("--leader-elect-lease-duration", options.lease_duration,
                                           &election.lease_duration, err) &
@@ -92,11 +86,6 @@ int run_controller(const RunOptions& options, std::ostream& err,
     ok = false;
   }
   if (!check_prometheus_flag(options.prometheus_url, err)) ok = false;
-  if (options.max_in_flight_per_workload < 0) {
-    err << "error: --max-in-flight-per-workload: expected an integer >= 0 (0: no limit), found "
-        << options.max_in_flight_per_workload << "\n";
-    ok = false;
-  }
   {
     std::string host;
     int port = 0;
@@ -160,9 +149,11 @@ int run_controller(const RunOptions& options, std::ostream& err,
   LoopSettings settings;
   settings.prometheus_url = options.prometheus_url;
   settings.dry_run = options.dry_run;
-  settings.max_in_flight_per_workload = options.max_in_flight_per_workload;
-  settings.workload_cooldown = std::chrono::duration_cast<std::chrono::seconds>(cooldown);
-  settings.soft_taint_hot_nodes = options.soft_taint_hot_nodes;
+  settings.plan = plan_overrides;
+  // The settings the first cycle plans with (a policy reload may change them; each cycle applies
+  // the flags to the policy it runs).
+  const policy::PlanSettings first_settings =
+      strategies::effective_settings(policy.current()->loadshift, plan_overrides);
   settings.interval = interval;
   DeschedulingLoop loop(client, cache, policy, metrics, self_metrics, elector.get(), settings,
                         stop);
@@ -180,14 +171,16 @@ int run_controller(const RunOptions& options, std::ostream& err,
             {"interval", options.descheduling_interval},
             {"dry_run", options.dry_run ? "true" : "false"},
             {"leader_elect", elector ? "true" : "false"},
-            {"workload_cooldown", options.workload_cooldown},
-            {"soft_taint_hot_nodes", options.soft_taint_hot_nodes ? "true" : "false"},
+            {"workload_cooldown", first_settings.workload_cooldown.text},
+            {"max_in_flight_per_workload",
+             std::to_string(first_settings.max_in_flight_per_workload)},
+            {"soft_taint_hot_nodes", first_settings.soft_taint_hot_nodes ? "true" : "false"},
             {"metrics_addr", options.metrics_addr},
             {"metrics_port", std::to_string(server.port())}});
 
-  if (cooldown > milliseconds(3600000)) {
+  if (first_settings.workload_cooldown.milliseconds > 3600000) {
     log_line(spdlog::level::info, "cool-down longer than the Events' lifetime",
-             {{"workload_cooldown", options.workload_cooldown},
+             {{"workload_cooldown", first_settings.workload_cooldown.text},
               {"note",
                "the API server deletes Events after its --event-ttl (1h by default): after a "
                "restart the cool-down remembers only the evictions whose Events are still there"}});

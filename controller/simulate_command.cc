@@ -10,6 +10,7 @@
 #include "controller/simulation.h"
 #include "controller/simulation_chart.h"
 #include "placement/rfc3339.h"
+#include "strategies/plan.h"
 
 namespace loadshift::controller {
 namespace {
@@ -17,7 +18,8 @@ namespace {
 constexpr int kMaxCycles = 1000;
 
 struct CheckedFlags {
-  std::chrono::milliseconds interval{0}, cooldown{0};
+  std::chrono::milliseconds interval{0};
+  strategies::PlanOverrides plan;
   std::optional<std::chrono::system_clock::time_point> at;
 };
 
@@ -43,7 +45,7 @@ bool check_flags(const SimulateOptions& o, std::ostream& err, CheckedFlags* out)
     err << "error: --interval: expected a duration of 1s or more, found \"" << o.interval << "\"\n";
     ok = false;
   }
-  if (!parse_flag_duration("--workload-cooldown", o.cooldown, &out->cooldown, err)) ok = false;
+  if (!parse_plan_flags(o.plan, &out->plan, err)) ok = false;
   if (!o.at.empty()) {
     out->at = placement::parse_rfc3339(o.at);
     if (!out->at) {
@@ -66,10 +68,16 @@ std::string percent(double v) {
 }
 
 void write_table(const SimulationResult& r, const SimulationOptions& o, std::ostream& out) {
+  const policy::PlanSettings& s = o.settings;
   out << "loadshift simulation: " << o.cycles << " cycles, "
-      << (o.predict_landing ? "landing prediction on" : "landing prediction OFF")
-      << (o.soft_taint_hot_nodes ? ", soft taint on hot nodes" : "")
-      << (o.cooldown.count() > 0 ? ", workload cool-down" : "") << "\n\n";
+      << (s.landing_prediction ? "landing prediction on" : "landing prediction OFF")
+      << (s.soft_taint_hot_nodes ? ", soft taint on hot nodes" : "")
+      << (s.workload_cooldown.milliseconds > 0 ? ", workload cool-down " + s.workload_cooldown.text
+                                               : std::string())
+      << (s.max_in_flight_per_workload > 0
+              ? ", " + std::to_string(s.max_in_flight_per_workload) + " pod(s) in flight per workload"
+              : std::string())
+      << "\n\n";
   char line[256];
   std::snprintf(line, sizeof line, "%-6s %9s %8s %8s %8s %8s %8s %6s %8s %8s %9s\n", "CYCLE",
                 "EVICTIONS", "CPU MAX", "CPU SD", "MEM MAX", "MEM SD", "ELSEWH.", "TIED",
@@ -119,9 +127,10 @@ nlohmann::ordered_json to_json(const SimulationResult& r, const SimulationOption
   }
   return {
       {"cycles", o.cycles},
-      {"landingPrediction", o.predict_landing},
-      {"softTaintHotNodes", o.soft_taint_hot_nodes},
-      {"workloadCooldownSeconds", o.cooldown.count()},
+      {"landingPrediction", o.settings.landing_prediction},
+      {"softTaintHotNodes", o.settings.soft_taint_hot_nodes},
+      {"workloadCooldownSeconds", o.settings.workload_cooldown.milliseconds / 1000},
+      {"maxInFlightPerWorkload", o.settings.max_in_flight_per_workload},
       {"nodes", r.nodes},
       {"convergedAfter", r.converged_after ? nlohmann::ordered_json(*r.converged_after) : nullptr},
       {"perCycle", std::move(cycles)}};
@@ -144,9 +153,7 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
   sim.cycles = options.cycles;
   sim.interval = std::chrono::duration_cast<std::chrono::seconds>(flags.interval);
   sim.start = flags.at.value_or(std::chrono::system_clock::now());
-  sim.predict_landing = !options.no_landing_prediction;
-  sim.soft_taint_hot_nodes = options.soft_taint_hot_nodes;
-  sim.cooldown = std::chrono::duration_cast<std::chrono::seconds>(flags.cooldown);
+  sim.settings = strategies::effective_settings(policy->loadshift, flags.plan);
   sim.seed = options.seed;
   SimulationResult result = simulate(snapshot, *usage, *policy, sim);
 

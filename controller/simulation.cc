@@ -197,17 +197,16 @@ class Simulation {
     {
       placement::ClusterIndex index(cluster_, strategies::placement_options(policy_));
       metrics::UsageMap usage = usage_now();
-      strategies::PlanOptions plan_options;
-      plan_options.now = now;
-      plan_options.predict_landing = options_.predict_landing;
-      plan_options.soft_taint_hot_nodes = options_.soft_taint_hot_nodes;
-      plan_options.cooldown = options_.cooldown;
+      strategies::PlanOptions plan_options = strategies::plan_options(options_.settings, now);
       plan_options.last_moved = &last_moved_;
       strategies::Plan plan = strategies::make_plan(index, usage, policy_, plan_options);
       stats.evictions = plan.evictions.size();
 
       placement::SchedulerModel model(index, strategies::scheduler_profile(policy_));
-      if (options_.soft_taint_hot_nodes) {
+      if (model.profile().volcano_usage) {
+        model.set_node_load(strategies::scheduler_node_load(cluster_, usage));
+      }
+      if (options_.settings.soft_taint_hot_nodes) {
         // As the controller does: the nodes the plan classes overutilized are tainted, the others
         // are not (the simulated cluster carries no taint of loadshift's between cycles).
         std::vector<placement::SchedulerModel::SoftTaint> state(cluster_.nodes.size());
@@ -223,8 +222,13 @@ class Simulation {
       placement::Ledger scheduled(cluster_.nodes.size(), &index.pod_topology());
       for (const strategies::EvictionDecision& d : plan.evictions) {
         const placement::Pod& pod = cluster_.pods[d.pod];
-        if (std::string workload = strategies::workload_key(pod); !workload.empty()) {
-          last_moved_[workload] = now;
+        // The cool-down remembers what the controller remembers: the source and where the plan
+        // counted the replacement (one the scheduler put elsewhere is known by its start time).
+        if (std::string workload = strategies::workload_key(pod);
+            !workload.empty() && !pod.terminated()) {
+          last_moved_[workload].push_back(strategies::WorkloadMove{
+              cluster_.nodes[d.node].meta.name,
+              d.placed() == placement::kNoNode ? "" : cluster_.nodes[d.placed()].meta.name, now});
         }
         if (!pod.terminated() && model.recreated_in_place(d.pod)) {
           // A DaemonSet's pod comes back on its own node.

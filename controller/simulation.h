@@ -26,10 +26,10 @@ struct SimulationOptions {
   int cycles = 10;
   std::chrono::seconds interval{600};  // between cycles (pod ages, cool-down)
   std::chrono::system_clock::time_point start;
-  bool predict_landing = true;  // PlanOptions::predict_landing
-  bool soft_taint_hot_nodes =
-      false;                         // PlanOptions::soft_taint_hot_nodes, and the scheduler sees it
-  std::chrono::seconds cooldown{0};  // PlanOptions::cooldown, fed by the simulated evictions
+  // What every cycle plans with, as the controller does (strategies::plan_options): cool-down
+  // (fed by the simulated evictions), in-flight limit, soft taint (the scheduler sees it),
+  // landing prediction.
+  policy::PlanSettings settings;
   uint64_t seed = 1;  // the scheduler's random choice among nodes tied at the top score
 };
 

@@ -3,6 +3,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+
+#include "controller/pod_evictor.h"
 #include "http/http_client.h"
 #include "placement/rfc3339.h"
 
@@ -25,7 +28,7 @@ std::optional<Time> time_field(const json& object, const char* name) {
 
 }  // namespace
 
-std::string workload_of_event(const json& event, Time* when) {
+std::string workload_of_event(const json& event, strategies::WorkloadMove* move) {
   if (!event.is_object()) return "";
   if (string_field(event, "reportingController") != kReportingController ||
       string_field(event, "action") != "Descheduled" || string_field(event, "type") != "Normal") {
@@ -48,7 +51,16 @@ std::string workload_of_event(const json& event, Time* when) {
     if (last && (!at || *last > *at)) at = last;
   }
   if (!at) return "";
-  *when = *at;
+  *move = strategies::WorkloadMove{};
+  move->at = *at;
+  auto meta = event.find("metadata");
+  if (meta != event.end() && meta->is_object()) {
+    auto annotations = meta->find("annotations");
+    if (annotations != meta->end() && annotations->is_object()) {
+      move->from = string_field(*annotations, kFromNodeAnnotation);
+      move->to = string_field(*annotations, kToNodeAnnotation);
+    }
+  }
   return namespace_ + "/" + kind + "/" + name;
 }
 
@@ -82,8 +94,8 @@ MovesRebuild rebuild_workload_moves(kube::ApiClient& client, Time now, std::chro
       }
       for (const json& event : page["items"]) {
         ++out.events;
-        Time when;
-        std::string key = workload_of_event(event, &when);
+        strategies::WorkloadMove move;
+        std::string key = workload_of_event(event, &move);
         if (key.empty()) {
           if (event.is_object() && !event.contains("related") &&
               string_field(event, "reportingController") == kReportingController &&
@@ -92,10 +104,9 @@ MovesRebuild rebuild_workload_moves(kube::ApiClient& client, Time now, std::chro
           }
           continue;
         }
-        if (now - when >= window) continue;
+        if (now - move.at >= window) continue;
         ++out.used;
-        auto [it, inserted] = out.moves.try_emplace(key, when);
-        if (!inserted && when > it->second) it->second = when;
+        out.moves[key].push_back(std::move(move));
       }
       continue_token.clear();
       auto meta = page.find("metadata");
@@ -105,23 +116,32 @@ MovesRebuild rebuild_workload_moves(kube::ApiClient& client, Time now, std::chro
     out = MovesRebuild{};
     out.error = e.what();
   }
+  for (auto& [key, moves] : out.moves) {
+    std::stable_sort(moves.begin(), moves.end(),
+                     [](const auto& a, const auto& b) { return a.at < b.at; });
+  }
   return out;
 }
 
 void prune_workload_moves(strategies::WorkloadMoves& moves, Time now, std::chrono::seconds window) {
   for (auto it = moves.begin(); it != moves.end();) {
-    if (now - it->second >= window) {
-      it = moves.erase(it);
-    } else {
-      ++it;
-    }
+    std::erase_if(it->second, [&](const strategies::WorkloadMove& m) { return now - m.at >= window; });
+    it = it->second.empty() ? moves.erase(it) : std::next(it);
   }
 }
 
 void merge_workload_moves(strategies::WorkloadMoves& into, const strategies::WorkloadMoves& from) {
-  for (const auto& [key, when] : from) {
-    auto [it, inserted] = into.try_emplace(key, when);
-    if (!inserted && when > it->second) it->second = when;
+  for (const auto& [key, moves] : from) {
+    std::vector<strategies::WorkloadMove>& kept = into[key];
+    for (const strategies::WorkloadMove& move : moves) {
+      const bool known = std::any_of(kept.begin(), kept.end(), [&](const auto& k) {
+        auto apart = k.at > move.at ? k.at - move.at : move.at - k.at;
+        return k.from == move.from && k.to == move.to && apart < std::chrono::seconds(1);
+      });
+      if (!known) kept.push_back(move);
+    }
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const auto& a, const auto& b) { return a.at < b.at; });
   }
 }
 

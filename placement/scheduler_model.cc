@@ -84,6 +84,18 @@ void default_normalize(std::vector<int64_t>& scores, bool reverse) {
   }
 }
 
+constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
+
+// The owners whose pods kube-scheduler spreads by default (helper.DefaultSelector: Services,
+// ReplicationControllers, ReplicaSets, StatefulSets; Services are not in the snapshot).
+bool spread_by_default(const OwnerReference& owner) {
+  return owner.kind == "ReplicaSet" || owner.kind == "StatefulSet" ||
+         owner.kind == "ReplicationController";
+}
+std::string owner_key(const Pod& pod, const OwnerReference& owner) {
+  return owner.uid.empty() ? pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name : owner.uid;
+}
+
 }  // namespace
 
 const char* to_string(FitScoring::Type type) {
@@ -119,6 +131,20 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
     pod_nonzero_cpu_[pod] = pod_nonzero(snapshot.pods[pod], kCpu);
     pod_nonzero_memory_[pod] = pod_nonzero(snapshot.pods[pod], kMemory);
+  }
+  if (profile_.system_default_spreading) {
+    for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
+      const OwnerReference* owner = snapshot.pods[pod].controller();
+      if (owner == nullptr || !spread_by_default(*owner)) continue;
+      owner_pods_[owner_key(snapshot.pods[pod], *owner)].push_back(pod);
+    }
+    std::unordered_map<std::string_view, int32_t> zones;
+    zone_of_.assign(snapshot.nodes.size(), -1);
+    for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+      if (const std::string* zone = snapshot.nodes[node].meta.labels.find(kZoneLabel)) {
+        zone_of_[node] = zones.try_emplace(*zone, static_cast<int32_t>(zones.size())).first->second;
+      }
+    }
   }
   node_nonzero_cpu_.assign(snapshot.nodes.size(), 0);
   node_nonzero_memory_.assign(snapshot.nodes.size(), 0);
@@ -280,10 +306,116 @@ int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
 
 bool SchedulerModel::admits(const Placer& placer, PodId pod, NodeId node,
                             const Ledger& ledger) const {
+  if (usage_refuses(pod, node)) return false;
   if (node == index_.node_of(pod) && replaced_after_deletion(pod)) {
     return placer.node_rules_pass(pod, node);
   }
   return placer.feasible_replacement(pod, node, ledger);
+}
+
+bool SchedulerModel::usage_refuses(PodId pod, NodeId node) const {
+  const std::optional<VolcanoUsageScoring>& usage = profile_.volcano_usage;
+  if (!usage || !usage->predicate || node >= node_load_.size() || !node_load_[node].known) {
+    return false;
+  }
+  if (index_.snapshot().pods[pod].scheduler_name != "volcano") return false;
+  const NodeLoad& load = node_load_[node];
+  return load.cpu > usage->cpu_threshold || load.memory > usage->memory_threshold;
+}
+
+// usage's nodeOrderFn before its weight: the free share of cpu and memory, weighted.
+int64_t SchedulerModel::usage_score(NodeId node) const {
+  const std::optional<VolcanoUsageScoring>& usage = profile_.volcano_usage;
+  if (!usage || node >= node_load_.size() || !node_load_[node].known) return 0;
+  const int64_t weights = usage->cpu_weight + usage->memory_weight;
+  if (weights <= 0) return 0;
+  const NodeLoad& load = node_load_[node];
+  double score = ((100 - load.cpu) / 100 * static_cast<double>(usage->cpu_weight) +
+                  (100 - load.memory) / 100 * static_cast<double>(usage->memory_weight)) /
+                 static_cast<double>(weights);
+  return static_cast<int64_t>(score * static_cast<double>(kMaxNodeScore));
+}
+
+SchedulerModel::Weights SchedulerModel::weights_for(bool volcano) const {
+  const SchedulerProfile& w = profile_;
+  Weights out{w.fit_weight, w.balanced_weight, w.taint_weight, w.node_affinity_weight,
+              w.inter_pod_weight, w.spread_weight, 0, 0};
+  if (!volcano) return out;
+  if (!w.volcano_nodeorder) out = Weights{0, 0, 0, 0, 0, 0, 0, 0};
+  out.binpack = w.volcano_binpack_weight;
+  out.usage = w.volcano_usage ? w.volcano_usage->weight : 0;
+  return out;
+}
+
+int64_t SchedulerModel::margin(PodId pod) const {
+  if (index_.snapshot().pods[pod].scheduler_name != "volcano") return 0;
+  Weights w = weights_for(true);
+  return w.binpack + w.usage;
+}
+
+bool SchedulerModel::default_spreading(PodId pod) const {
+  const Pod& p = index_.snapshot().pods[pod];
+  if (!profile_.system_default_spreading || p.scheduler_name == "volcano" ||
+      !p.topology_spread.empty()) {
+    return false;
+  }
+  const OwnerReference* owner = p.controller();
+  return owner != nullptr && spread_by_default(*owner);
+}
+
+// PodTopologySpread's PreScore, Score and NormalizeScore with the system default constraints
+// (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) and the owner's pods as the selector:
+// terminating and finished pods do not count, the evicted original neither; a pod the plan moved
+// counts where it was placed. Every candidate is scored (system defaults ignore no node); a node
+// without a zone gets the hostname part only.
+std::vector<int64_t> SchedulerModel::default_spread_scores(PodId pod,
+                                                           std::span<const NodeId> candidates,
+                                                           const Ledger& ledger) const {
+  const Snapshot& snapshot = index_.snapshot();
+  const Pod& p = snapshot.pods[pod];
+  std::vector<int64_t> out(candidates.size(), kMaxNodeScore);
+  if (candidates.empty()) return out;
+  const OwnerReference* owner = p.controller();
+  auto members = owner_pods_.find(owner_key(p, *owner));
+  std::unordered_map<NodeId, int64_t> on_host;
+  std::unordered_map<int32_t, int64_t> in_zone;
+  if (members != owner_pods_.end()) {
+    const Placer placer(index_);
+    for (PodId member : members->second) {
+      const Pod& m = snapshot.pods[member];
+      if (member == pod || m.terminated() || m.meta.deleting) continue;
+      NodeId at = ledger.planned_node(member);
+      if (at == kNoNode) at = index_.node_of(member);
+      if (at == kNoNode) continue;
+      ++on_host[at];
+      // Only nodes the incoming pod's node rules allow count toward a zone (NodeAffinityPolicy
+      // Honor; loadshift's node rules also check taints, which the scheduler ignores here).
+      if (zone_of_[at] >= 0 && placer.node_rules_pass(pod, at)) ++in_zone[zone_of_[at]];
+    }
+  }
+  std::unordered_map<int32_t, bool> domains;  // zone index (-1: no zone label) among candidates
+  for (NodeId node : candidates) domains.emplace(zone_of_[node], true);
+  const double host_weight = std::log(static_cast<double>(candidates.size()) + 2);
+  const double zone_weight = std::log(static_cast<double>(domains.size()) + 2);
+  std::vector<int64_t> raw(candidates.size());
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    const NodeId node = candidates[i];
+    auto host = on_host.find(node);
+    double score = static_cast<double>(host == on_host.end() ? 0 : host->second) * host_weight +
+                   (3 - 1);
+    if (zone_of_[node] >= 0) {
+      auto zone = in_zone.find(zone_of_[node]);
+      score += static_cast<double>(zone == in_zone.end() ? 0 : zone->second) * zone_weight +
+               (5 - 1);
+    }
+    raw[i] = static_cast<int64_t>(std::llround(score));
+  }
+  const int64_t lo = *std::min_element(raw.begin(), raw.end());
+  const int64_t hi = *std::max_element(raw.begin(), raw.end());
+  for (size_t i = 0; i < raw.size(); ++i) {
+    out[i] = hi == 0 ? kMaxNodeScore : kMaxNodeScore * (hi + lo - raw[i]) / hi;
+  }
+  return out;
 }
 
 std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId> nodes,
@@ -306,6 +438,7 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     s.fit = fit_score(pod, node, ledger, without_self);
     s.balanced = balanced_score(pod, node, ledger, without_self);
     if (volcano) s.binpack = binpack_score(pod, node, ledger, without_self);
+    if (volcano) s.usage = usage_score(node);
     taints.push_back(untolerated_soft_taints(pod, node));
     affinity.push_back(
         p.node_affinity.preferred.empty() ? 0 : preferred_affinity_score(p, snapshot.nodes[node]));
@@ -335,7 +468,13 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     first = false;
   }
   const bool has_spread = rules != nullptr && !rules->soft_spread.empty();
-  const SchedulerProfile& w = profile_;
+  std::vector<int64_t> by_default;
+  if (default_spreading(pod)) {
+    std::vector<NodeId> feasible(out.size());
+    for (size_t i = 0; i < out.size(); ++i) feasible[i] = out[i].node;
+    by_default = default_spread_scores(pod, feasible, ledger);
+  }
+  const Weights w = weights_for(volcano);
   for (size_t i = 0; i < out.size(); ++i) {
     NodeScore& s = out[i];
     s.taint = taints[i];
@@ -345,16 +484,18 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
                                                  (static_cast<double>(inter_pod[i] - lo) /
                                                   static_cast<double>(hi - lo)))
                           : 0;
-    if (!has_spread || spread_missing[i]) {
+    if (!by_default.empty()) {
+      s.spread = by_default[i];
+    } else if (!has_spread || spread_missing[i]) {
       s.spread = 0;
     } else if (spread_hi == 0) {
       s.spread = kMaxNodeScore;
     } else {
       s.spread = kMaxNodeScore * (spread_hi + spread_lo - spread[i]) / spread_hi;
     }
-    s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
-              w.node_affinity_weight * s.node_affinity + w.inter_pod_weight * s.inter_pod +
-              w.spread_weight * s.spread + (volcano ? w.volcano_binpack_weight * s.binpack : 0);
+    s.total = w.fit * s.fit + w.balanced * s.balanced + w.taint * s.taint +
+              w.node_affinity * s.node_affinity + w.inter_pod * s.inter_pod + w.spread * s.spread +
+              w.binpack * s.binpack + w.usage * s.usage;
   }
   return out;
 }
@@ -369,8 +510,9 @@ Landing SchedulerModel::predict(PodId pod, std::span<const NodeId> nodes, const 
   int64_t top = all.front().total;
   for (const NodeScore& s : all) top = std::max(top, s.total);
   landing.score = top;
+  const int64_t floor = top - margin(pod);
   for (const NodeScore& s : all) {
-    if (s.total == top) {
+    if (s.total >= floor) {
       landing.best.push_back(s.node);
       landing.detail.push_back(s);
     } else if (s.node == also) {
@@ -387,6 +529,7 @@ std::string SchedulerModel::describe(const NodeScore& s) const {
                     std::to_string(s.node_affinity) + ", inter-pod " + std::to_string(s.inter_pod) +
                     ", spread " + std::to_string(s.spread);
   if (s.binpack != 0) out += ", binpack " + std::to_string(s.binpack);
+  if (s.usage != 0) out += ", usage " + std::to_string(s.usage);
   return out + ")";
 }
 

@@ -14,18 +14,26 @@
 //            A pod whose schedulerName is "volcano" gets Volcano's default scheduler config
 //            instead: nodeorder (the same plugins and weights) plus binpack 1.
 //
+//   kube-scheduler's system-default topology spreading for pods of ReplicaSets, StatefulSets and
+//   ReplicationControllers without constraints of their own; for Volcano pods, the plugins of
+//   the policy's loadshift.volcanoScheduler (nodeorder, binpack, usage).
+//
 // What it leaves out, on purpose: the scheduler's node sampling (percentageOfNodesToScore: every
-// feasible node is scored), its system-default spreading for pods without constraints, and the
-// random choice among the best: every node with the top score is returned, and a caller treats
-// all of them as possible. Pure: no I/O, no clocks.
+// feasible node is scored) and the random choice among the best: every node the scheduler may
+// pick is returned (the top score, and for Volcano the near-top within margin()), and a caller
+// treats each of them as equally likely. Pure: no I/O, no clocks.
 //
 // Fast path: for a pod without preferred node affinity and inter-pod rules, on a cluster where it
 // meets at most one untolerated soft taint per node, every node's total is known before its
 // filters run (the normalisations cannot change it), so predict() checks the filters only from
-// the best total down until it has the best feasible nodes, not on every node.
+// the best total down until it has the best feasible nodes, not on every node. System-default
+// spreading takes it only on clusters over 100 nodes, where kube-scheduler scores a sample of the
+// feasible nodes anyway: it is normalised over the nodes that pass the node rules (resource fit
+// aside), an approximation; on smaller clusters every node is filtered and scored, exactly.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -56,6 +64,13 @@ struct FitScoring {
 // "LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"
 const char* to_string(FitScoring::Type type);
 
+// Volcano's `usage` plugin as the policy configures it (policy::VolcanoUsagePlugin).
+struct VolcanoUsageScoring {
+  int64_t weight = 5, cpu_weight = 1, memory_weight = 1;
+  double cpu_threshold = 80, memory_threshold = 80;  // percent; above: filtered out
+  bool predicate = true;
+};
+
 // The score plugins' weights (0 turns one off) and the fit strategy.
 struct SchedulerProfile {
   FitScoring fit;
@@ -65,7 +80,15 @@ struct SchedulerProfile {
   int64_t node_affinity_weight = 2;
   int64_t inter_pod_weight = 2;
   int64_t spread_weight = 2;
-  int64_t volcano_binpack_weight = 1;  // Volcano's binpack (cpu 1, memory 1), volcano pods only
+  // kube-scheduler's system-default topology spreading (PodTopologySpread, defaultingType
+  // System): a pod without constraints of its own, owned by a ReplicaSet, StatefulSet or
+  // ReplicationController, is spread ScheduleAnyway over hostname (maxSkew 3) and
+  // topology.kubernetes.io/zone (maxSkew 5) among its owner's pods.
+  bool system_default_spreading = true;
+  // Volcano pods: the scheduler's scoring plugins (policy loadshift.volcanoScheduler).
+  bool volcano_nodeorder = true;       // the same plugins and weights as above
+  int64_t volcano_binpack_weight = 1;  // binpack (cpu 1, memory 1); 0: not configured
+  std::optional<VolcanoUsageScoring> volcano_usage;  // the usage plugin, when configured
 };
 
 // The highest score a plugin gives a node (framework.MaxNodeScore).
@@ -76,14 +99,16 @@ struct NodeScore {
   NodeId node = kNoNode;
   int64_t fit = 0, balanced = 0, taint = 0, node_affinity = 0, inter_pod = 0, spread = 0;
   int64_t binpack = 0;  // Volcano only
+  int64_t usage = 0;    // Volcano's usage plugin only
   int64_t total = 0;    // the weighted sum the scheduler ranks by
 };
 
 struct Landing {
-  // Every node with the top score (the scheduler picks one of them at random), in node order;
-  // empty when no node admits the replacement.
+  // Every node the scheduler may pick, in node order: those with the top score and, for a Volcano
+  // pod, those within the model's known error of it (margin()); the scheduler picks one of
+  // them at random. Empty when no node admits the replacement.
   std::vector<NodeId> best;
-  int64_t score = 0;     // their total
+  int64_t score = 0;     // the top total
   bool volcano = false;  // scored as Volcano would
   // The scores of the best nodes and of `also` (predict()'s argument) when it was feasible, for
   // reasons: "te3 287 (fit 92, balanced 95, ...)".
@@ -108,6 +133,23 @@ class SchedulerModel {
     totals_.clear();  // the taint scores change
   }
   static constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
+
+  // Each node's usage as Volcano's usage plugin reads it (percent of allocatable), indexed by
+  // NodeId; a node without a value (or past the end) has no metrics: the plugin neither filters
+  // nor scores it. Only read when the profile has volcano_usage.
+  struct NodeLoad {
+    bool known = false;
+    double cpu = 0, memory = 0;
+  };
+  void set_node_load(std::vector<NodeLoad> load) {
+    node_load_ = std::move(load);
+    totals_.clear();  // the usage scores change
+  }
+
+  // How far below the top a node's total may be and still be a node the scheduler picks: 0 for
+  // kube-scheduler, whose scores are integers the model reproduces; for a Volcano pod, the
+  // truncation of the float scores of binpack and usage (their weights).
+  int64_t margin(PodId pod) const;
 
   // Whether evicting `pod` makes anything create a replacement elsewhere: a controller owner
   // other than a DaemonSet or a Node (a mirror pod). A bare pod is gone for good.
@@ -147,6 +189,8 @@ class SchedulerModel {
                             const Ledger& ledger) const;
   // The fast path's condition (see the header comment).
   bool totals_known_before_filters(PodId pod) const;
+  // kube-scheduler scores every feasible node of a cluster up to this size.
+  static constexpr size_t kMinFeasibleNodesToFind = 100;
   Landing predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
                        NodeId also) const;
   // fit, balanced, taint (0 or 100), binpack and total of a node on the fast path.
@@ -160,6 +204,20 @@ class SchedulerModel {
   // for a pod replaced after deletion, its own node needs only the node rules: it ran there).
   bool admits(const Placer& placer, PodId pod, NodeId node, const Ledger& ledger) const;
   int64_t untolerated_soft_taints(PodId pod, NodeId node) const;
+  // Volcano's usage plugin: whether it filters `node` out for `pod`, and its score (0..100).
+  bool usage_refuses(PodId pod, NodeId node) const;
+  int64_t usage_score(NodeId node) const;
+  // The weights a pod is scored with: kube-scheduler's profile, or Volcano's plugins.
+  struct Weights {
+    int64_t fit, balanced, taint, node_affinity, inter_pod, spread, binpack, usage;
+  };
+  Weights weights_for(bool volcano) const;
+  // System-default spreading (SchedulerProfile::system_default_spreading): whether it applies to
+  // `pod`, and PodTopologySpread's normalised score (0..100) of each of `candidates` (the nodes
+  // it is scored among) with the plan's moves (`ledger`) in.
+  bool default_spreading(PodId pod) const;
+  std::vector<int64_t> default_spread_scores(PodId pod, std::span<const NodeId> candidates,
+                                             const Ledger& ledger) const;
 
   // The fast path's node totals, kept between predictions for pods that score alike: the same
   // constraint class (tolerations, nodeSelector, required affinity: the node rules and the soft
@@ -185,6 +243,11 @@ class SchedulerModel {
   // Some node has a PreferNoSchedule taint other than loadshift's own.
   bool any_soft_taint_ = false;
   std::vector<SoftTaint> soft_taint_;
+  std::vector<NodeLoad> node_load_;
+  // Per pod owned by a ReplicaSet, StatefulSet or ReplicationController: its owner's pods (the
+  // selector system-default spreading counts), by owner uid.
+  std::unordered_map<std::string, std::vector<PodId>> owner_pods_;
+  std::vector<int32_t> zone_of_;  // per node: index of its topology.kubernetes.io/zone, -1 none
   // Per pod: cpu and memory requests with the scheduler's defaults for containers that request
   // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.
   std::vector<int64_t> pod_nonzero_cpu_, pod_nonzero_memory_;

@@ -14,22 +14,32 @@ bool SchedulerModel::totals_known_before_filters(PodId pod) const {
   // and a feasible node with 1 makes the maximum 1, so 0 -> 100 and 1 -> 0 whatever else is
   // feasible. NodeAffinity without preferred terms and InterPodAffinity / PodTopologySpread
   // without rules score 0 everywhere.
+  // System-default spreading is normalised over the feasible nodes: on a cluster small enough
+  // for kube-scheduler to score every node (minFeasibleNodesToFind, 100), only scoring every node
+  // gives its answer. On a larger one the scheduler scores a sample of them anyway, and the fast
+  // path normalises over the nodes that pass the node rules (predict_fast).
+  if (default_spreading(pod) && index_.snapshot().nodes.size() <= kMinFeasibleNodesToFind) {
+    return false;
+  }
   return !any_soft_taint_ && p.node_affinity.preferred.empty() &&
          index_.pod_topology().rules(pod) == nullptr;
 }
 
 NodeScore SchedulerModel::fast_score(PodId pod, NodeId node, const Ledger& ledger,
                                      bool volcano) const {
-  const SchedulerProfile& w = profile_;
+  const Weights w = weights_for(volcano);
   NodeScore s;
   s.node = node;
   const bool without_self = node == index_.node_of(pod) && replaced_after_deletion(pod);
   s.fit = fit_score(pod, node, ledger, without_self);
   s.balanced = balanced_score(pod, node, ledger, without_self);
   s.taint = untolerated_soft_taints(pod, node) == 0 ? kMaxNodeScore : 0;
-  if (volcano) s.binpack = binpack_score(pod, node, ledger, without_self);
-  s.total = w.fit_weight * s.fit + w.balanced_weight * s.balanced + w.taint_weight * s.taint +
-            (volcano ? w.volcano_binpack_weight * s.binpack : 0);
+  if (volcano) {
+    s.binpack = binpack_score(pod, node, ledger, without_self);
+    s.usage = usage_score(node);
+  }
+  s.total = w.fit * s.fit + w.balanced * s.balanced + w.taint * s.taint + w.binpack * s.binpack +
+            w.usage * s.usage;
   return s;
 }
 
@@ -86,32 +96,64 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
     fresh.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
     kept = &fresh;
   }
-  std::vector<int64_t>& totals = *kept;
+  std::vector<int64_t>& kept_totals = *kept;
   int64_t top = KeptTotals::kRefused;
   for (NodeId node : nodes) {
-    int64_t& total = totals[node];
+    int64_t& total = kept_totals[node];
     if (total == KeptTotals::kUnset) {
-      total = placer.node_rules_pass(pod, node) ? fast_score(pod, node, ledger, landing.volcano).total
-                                                : KeptTotals::kRefused;
+      total = placer.node_rules_pass(pod, node) && !usage_refuses(pod, node)
+                  ? fast_score(pod, node, ledger, landing.volcano).total
+                  : KeptTotals::kRefused;
     }
     top = std::max(top, total);
   }
   if (top == KeptTotals::kRefused) return landing;
-  // The top total first, by a scan: almost always a node there admits the pod. Only when none
-  // does, the other nodes go to a heap, best first, until a total admits one.
+  // System-default spreading depends on where the owner's pods are: added to this prediction's
+  // copy of the totals, normalised over the nodes that pass the node rules (the scheduler
+  // normalises over the feasible nodes; the difference is the nodes whose resources do not fit).
+  std::vector<int64_t> spread;  // by node, when system-default spreading applies
+  std::vector<int64_t> with_spread;
+  const std::vector<int64_t>* ranked_by = &kept_totals;
+  if (default_spreading(pod)) {
+    std::vector<NodeId> candidates;
+    for (NodeId node : nodes) {
+      if (kept_totals[node] != KeptTotals::kRefused) candidates.push_back(node);
+    }
+    std::vector<int64_t> scores = default_spread_scores(pod, candidates, ledger);
+    spread.assign(index_.snapshot().nodes.size(), 0);
+    with_spread = kept_totals;
+    const int64_t weight = weights_for(landing.volcano).spread;
+    top = KeptTotals::kRefused;
+    for (size_t i = 0; i < candidates.size(); ++i) {
+      spread[candidates[i]] = scores[i];
+      with_spread[candidates[i]] += weight * scores[i];
+      top = std::max(top, with_spread[candidates[i]]);
+    }
+    ranked_by = &with_spread;
+  }
+  const std::vector<int64_t>& totals = *ranked_by;
+  const int64_t margin_points = margin(pod);
+  // The nodes from the top total down to `margin_points` below it first, by a scan: almost
+  // always the top admits the pod, and then this is the whole answer. Only when no node at the
+  // top does, every node goes to a heap, best first: the first that admits sets the top, and
+  // those within the margin of it follow.
   bool found = false;
+  bool top_admits = false;
   for (NodeId node : nodes) {
-    if (totals[node] != top || !admits(placer, pod, node, ledger)) continue;
+    if (totals[node] == KeptTotals::kRefused || totals[node] < top - margin_points) continue;
+    if (!admits(placer, pod, node, ledger)) continue;
     found = true;
-    landing.score = top;
+    top_admits = top_admits || totals[node] == top;
     landing.best.push_back(node);
   }
-  if (!found) {
+  if (top_admits) {
+    landing.score = top;
+  } else {
+    landing.best.clear();
+    found = false;
     std::vector<std::pair<int64_t, NodeId>> ranked;
     for (NodeId node : nodes) {
-      if (totals[node] != KeptTotals::kRefused && totals[node] < top) {
-        ranked.emplace_back(totals[node], node);
-      }
+      if (totals[node] != KeptTotals::kRefused) ranked.emplace_back(totals[node], node);
     }
     auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::make_heap(ranked.begin(), ranked.end(), lower);
@@ -119,21 +161,27 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
       std::pop_heap(ranked.begin(), ranked.end(), lower);
       auto [total, node] = ranked.back();
       ranked.pop_back();
-      if (found && total < landing.score) break;
+      if (found && total < landing.score - margin_points) break;
       if (!admits(placer, pod, node, ledger)) continue;
+      if (!found) landing.score = total;
       found = true;
-      landing.score = total;
       landing.best.push_back(node);
     }
   }
   std::sort(landing.best.begin(), landing.best.end());
-  for (NodeId node : landing.best) {
-    landing.detail.push_back(fast_score(pod, node, ledger, landing.volcano));
-  }
+  auto detail = [&](NodeId node) {
+    NodeScore s = fast_score(pod, node, ledger, landing.volcano);
+    if (!spread.empty()) {
+      s.spread = spread[node];
+      s.total += weights_for(landing.volcano).spread * s.spread;
+    }
+    return s;
+  };
+  for (NodeId node : landing.best) landing.detail.push_back(detail(node));
   if (also != kNoNode && found &&
       !std::binary_search(landing.best.begin(), landing.best.end(), also) &&
       admits(placer, pod, also, ledger)) {
-    landing.detail.push_back(fast_score(pod, also, ledger, landing.volcano));
+    landing.detail.push_back(detail(also));
   }
   return landing;
 }

@@ -4,6 +4,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "policy/plan_settings.h"
 #include "policy/plugin_schemas.h"
 #include "policy/shared_args.h"
 
@@ -86,6 +87,7 @@ std::string write_policy_yaml(const Policy& policy) {
     out << YAML::Key << "gracePeriodSeconds" << YAML::Value << *policy.grace_period_seconds;
   }
   write_metrics_providers(out, policy.metrics_providers);
+  write_plan_settings(out, policy.loadshift);
   out << YAML::Key << "profiles" << YAML::Value;
   if (policy.profiles.empty()) out << YAML::Flow;
   out << YAML::BeginSeq;

@@ -21,6 +21,7 @@
 
 #include "policy/field_reader.h"
 #include "policy/http_url.h"
+#include "policy/plan_settings.h"
 #include "policy/profile_reader.h"
 
 namespace loadshift::policy {
@@ -356,6 +357,7 @@ std::optional<Policy> read_policy(const YAML::Node& document, Diagnostics& diagn
   policy.grace_period_seconds =
       top.integer("gracePeriodSeconds", 0, std::numeric_limits<int64_t>::max());
   policy.metrics_providers = read_metrics_providers(top);
+  policy.loadshift = read_plan_settings(top);
 
   std::vector<std::map<std::string, ProfileArgsSource>> sources;
   std::map<std::string, std::string> profile_paths;  // name -> path of its first profile

@@ -382,6 +382,45 @@ struct MetricsProviders {
   friend bool operator==(const MetricsProviders&, const MetricsProviders&) = default;
 };
 
+// ---- loadshift's plan settings (the top-level `loadshift` section) -----------------------------
+// The Volcano scheduler's `usage` plugin (load-aware scheduling), as volcano-scheduler.conf
+// configures it: a node whose cpu or memory usage is above its threshold is filtered out
+// (enablePredicate), and nodes score ((100 - cpu%) * cpu.weight + (100 - mem%) * memory.weight) /
+// (cpu.weight + memory.weight) * usage.weight. Defaults are the plugin's.
+struct VolcanoUsagePlugin {
+  int64_t weight = 5;         // usage.weight
+  int64_t cpu_weight = 1;     // cpu.weight
+  int64_t memory_weight = 1;  // memory.weight
+  double cpu_threshold = 80;  // thresholds.cpu
+  double memory_threshold = 80;  // thresholds.mem
+  bool predicate = true;         // enablePredicate
+  friend bool operator==(const VolcanoUsagePlugin&, const VolcanoUsagePlugin&) = default;
+};
+
+// The scoring plugins of the cluster's Volcano scheduler (loadshift.volcanoScheduler.plugins):
+// what the scheduler model predicts Volcano pods' landings with. The default is the configuration
+// Volcano's Helm chart and volcano-development.yaml install: nodeorder + binpack.
+struct VolcanoScheduler {
+  bool nodeorder = true;
+  std::optional<int64_t> binpack_weight = 1;  // binpack.weight; empty: no binpack
+  std::optional<VolcanoUsagePlugin> usage;    // empty: no usage plugin
+  friend bool operator==(const VolcanoScheduler&, const VolcanoScheduler&) = default;
+};
+
+// Everything besides the plugins that changes the plan, read alike by `run`, `report` and
+// `simulate` (their flags override it), so that a dry-run report shows what the controller does.
+struct PlanSettings {
+  Duration workload_cooldown{1800000, "30m"};  // 0s: off (strategies/cooldown.h)
+  uint32_t max_in_flight_per_workload = 1;     // 0: no limit
+  bool soft_taint_hot_nodes = false;           // loadshift.io/overutilized:PreferNoSchedule
+  bool landing_prediction = true;
+  // A pod moves only when at least this percent of the nodes the scheduler may pick (those tied,
+  // or within the model's known error, at the top score) are acceptable landings.
+  double min_landing_chance = 66;
+  VolcanoScheduler volcano_scheduler;
+  friend bool operator==(const PlanSettings&, const PlanSettings&) = default;
+};
+
 struct Policy {
   std::string node_selector;
   std::optional<uint32_t> max_pods_to_evict_per_node;
@@ -391,6 +430,7 @@ struct Policy {
   std::optional<int64_t> grace_period_seconds;
   MetricsProviders metrics_providers;
   std::vector<Profile> profiles;
+  PlanSettings loadshift;  // the top-level `loadshift` section
   friend bool operator==(const Policy&, const Policy&) = default;
 };
 

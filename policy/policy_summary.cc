@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "policy/effective_policy.h"
+#include "policy/plan_settings.h"
 
 namespace loadshift::policy {
 namespace {
@@ -250,6 +251,7 @@ std::string summarize_policy(const Policy& policy) {
                                    prometheus->auth_secret_name + ")"));
   }
   out << "  metrics providers: " << join(providers) << "\n";
+  summarize_plan_settings(out, policy.loadshift);
   for (const Profile& profile : policy.profiles) summarize_profile(out, profile);
   return out.str();
 }

@@ -6,6 +6,7 @@
 
 #include <sstream>
 
+#include "policy/plan_settings.h"
 #include "policy/plugin_schemas.h"
 #include "policy/shared_args.h"
 
@@ -245,6 +246,9 @@ VolcanoPolicy write_volcano_policy_yaml(const Policy& policy) {
     out << YAML::Key << "maxNoOfPodsToEvictPerNamespace" << YAML::Value
         << *policy.max_pods_to_evict_per_namespace;
   }
+  // Volcano's descheduler drops unknown top-level keys: loadshift's section rides along, so the
+  // same ConfigMap serves both.
+  write_plan_settings(out, policy.loadshift);
   out << YAML::Key << "profiles" << YAML::Value;
   if (policy.profiles.empty()) out << YAML::Flow;
   out << YAML::BeginSeq;

@@ -55,6 +55,9 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     return out;
   }
   std::vector<double> amounts = caps.amounts(load);
+  // Each node the scheduler may pick, equally likely: acceptable, or why not.
+  std::vector<NodeId> acceptable;
+  std::vector<std::pair<NodeId, std::string>> refused;
   for (NodeId node : landing.best) {
     std::string why;
     if (node == source) {
@@ -73,20 +76,51 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
       why = "replacement would land on " + name(node) + " and push its " + *resource +
             " over targetThresholds";
+    } else if (std::optional<std::string> back = ctx.cooldown_return_reason(pod, node)) {
+      why = "replacement would land on " + name(node) + ", which its workload left (" + *back +
+            ")";
     }
-    if (!why.empty()) {
-      out.problem = why + ": " + scores_text(model, landing, node, target);
-      return out;
+    if (why.empty()) {
+      acceptable.push_back(node);
+    } else {
+      refused.emplace_back(node, std::move(why));
     }
   }
-  if (std::find(landing.best.begin(), landing.best.end(), target) != landing.best.end()) {
-    out.landing = target;
+  const size_t n = landing.best.size();
+  const double chance = 100.0 * static_cast<double>(acceptable.size()) / static_cast<double>(n);
+  if (acceptable.empty() || chance < ctx.options().min_landing_chance) {
+    const auto& [node, why] = refused.front();
+    out.problem = why + ": " + scores_text(model, landing, node, target);
+    if (n > 1) {
+      out.problem += "; " + std::to_string(acceptable.size()) + " of " + std::to_string(n) +
+                     " acceptable, a move needs " + percent_text(ctx.options().min_landing_chance);
+    }
     return out;
   }
-  out.landing = landing.best.front();
-  out.note = "; the scheduler is predicted to place the replacement on " + name(out.landing) +
-             ", not " + name(target) + " (" + scores_text(model, landing, out.landing, target) +
-             ")";
+  // The most likely landing: the target when the scheduler may pick it, else the first acceptable
+  // node (all of them are equally likely).
+  const bool target_likely =
+      std::find(acceptable.begin(), acceptable.end(), target) != acceptable.end();
+  out.landing = target_likely ? target : acceptable.front();
+  if (n > 1) {
+    std::string names;
+    for (size_t i = 0; i < acceptable.size() && i < 4; ++i) {
+      names += (i == 0 ? "" : i + 1 == acceptable.size() ? " or " : ", ") + name(acceptable[i]);
+    }
+    if (acceptable.size() > 4) names += " or " + std::to_string(acceptable.size() - 4) + " more";
+    out.note = "; lands on " + names + " (" + std::to_string(acceptable.size()) + " of " +
+               std::to_string(n) + " top nodes";
+    for (const auto& [node, why] : refused) {
+      out.note += std::string("; 1 in ") + std::to_string(n) +
+                  (node == source ? " back on " + name(node) : " on " + name(node));
+    }
+    out.note += ")";
+  }
+  if (!target_likely) {
+    out.note += "; the scheduler is predicted to place the replacement on " + name(out.landing) +
+                ", not " + name(target) + " (" +
+                scores_text(model, landing, out.landing, target) + ")";
+  }
   return out;
 }
 

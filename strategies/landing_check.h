@@ -22,15 +22,21 @@ struct LandingVerdict {
   // Why the pod must stay, as a skip reason: "replacement would land back on te3: ...",
   // "replacement would land on hot te2: ...". Empty: the eviction may go ahead.
   std::string problem;
-  // When the landing differs from the target: "; the scheduler is predicted to place the
-  // replacement on te7 (score ...), not te8 (...)"; else empty.
+  // The chance when the scheduler may pick among several nodes ("; lands on te5 or te6 (2 of 3 top
+  // nodes; 1 in 3 back on te3)") and, when the landing differs from the target, "; the scheduler
+  // is predicted to place the replacement on te7 (score ...), not te8 (...)"; else empty.
   std::string note;
 };
 
-// Checks every node the scheduler may pick for the replacement of `pod` (all nodes tied at the
-// top score): none may be `source`, a node classed overutilized, a node the plugin did not
-// measure and classify itself (`classified[node]` false: no usage data, no allocatable, out of
-// scope), or a node that `caps` would see pushed over its targetThresholds by `load`.
+// Checks every node the scheduler may pick for the replacement of `pod` (those tied at the top
+// score, and for Volcano those within the model's known error: SchedulerModel::margin()), each as
+// likely as the others. A node is an acceptable landing unless it is `source`, a node classed
+// overutilized, a node the plugin did not measure and classify itself (`classified[node]` false:
+// no usage data, no allocatable, out of scope), a node that `caps` would see pushed over its
+// targetThresholds by `load`, or a node the pod's workload left within the cool-down. The pod
+// moves when at least PlanOptions::min_landing_chance percent of them are acceptable ("lands on
+// te5 or te6 (2 of 3 top nodes; 1 in 3 back on te3)"), counted on the most likely one: the target
+// when it is among them, else the first acceptable node.
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
                              const PredictedUsage& predicted, const TargetCaps& caps,
                              const std::vector<bool>& classified, const PodAmounts& load);

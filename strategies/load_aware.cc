@@ -362,6 +362,9 @@ class LoadAware {
   // Steps 4-6 for one source.
   void relieve(NodeId source) {
     std::vector<Candidate> candidates = candidates_on(source);
+    // A candidate stayed because its replacement would come back here: the source looks the
+    // emptiest to the scheduler, which only the soft taint changes.
+    bool comes_back = false;
     while (!candidates.empty()) {
       Percentages excess = excess_over(predicted_.of(source), high_[source]);
       if (excess.empty()) {
@@ -401,6 +404,8 @@ class LoadAware {
       query.caps = &caps_;
       query.load = &chosen.load;
       query.no_candidates = no_targets_;
+      std::optional<NodeRule> returns = cooldown_rule(ctx_, pod);
+      query.rule = returns ? &*returns : nullptr;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, kName, search.why_not);
@@ -412,6 +417,8 @@ class LoadAware {
         landing =
             check_landing(ctx_, pod, source, target, predicted_, caps_, classified_, chosen.load);
         if (!landing.problem.empty()) {
+          comes_back = comes_back ||
+                       landing.problem.starts_with("replacement would land back on " + name(source));
           ctx_.skip(pod, kName, std::move(landing.problem));
           continue;
         }
@@ -427,6 +434,15 @@ class LoadAware {
       ctx_.plan().notes.push_back("LoadAware: " + over_text(source, excess) +
                                   " after the plan: no other pod of the node can be evicted to a "
                                   "target (see the skipped pods)");
+      if (comes_back && !ctx_.options().soft_taint_hot_nodes) {
+        ctx_.plan().notes.push_back(
+            "LoadAware: " + name(source) +
+            " can only be relieved with the soft taint: the scheduler would put its pods' "
+            "replacements back on it (by requests it looks the emptiest); turn it on with "
+            "`loadshift: {softTaintHotNodes: true}` in the policy or --soft-taint-hot-nodes "
+            "(run needs nodes patch: the soft-taint overlay), and see the plan with "
+            "`loadshift report --soft-taint-hot-nodes`");
+      }
     }
   }
 

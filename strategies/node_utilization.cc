@@ -357,6 +357,8 @@ class LowNodeUtilization : public NodeUtilization {
       query.caps = &caps_;
       query.load = &load;
       query.no_candidates = nodes_text(under_.size()) + " underutilized, none matching nodeSelector";
+      std::optional<NodeRule> returns = cooldown_rule(ctx_, pod);
+      query.rule = returns ? &*returns : nullptr;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);
@@ -456,6 +458,8 @@ class HighNodeUtilization : public NodeUtilization {
       query.load = &load;
       query.order = TargetOrder::kFirstFeasible;
       query.no_candidates = "no schedulable node that is not underutilized matches nodeSelector";
+      std::optional<NodeRule> returns = cooldown_rule(ctx_, pod);
+      query.rule = returns ? &*returns : nullptr;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, plugin_, search.why_not);

@@ -16,6 +16,7 @@
 #include "placement/cluster_index.h"
 #include "placement/scheduler_model.h"
 #include "policy/policy.h"
+#include "strategies/workload.h"
 
 namespace loadshift::strategies {
 
@@ -96,18 +97,22 @@ struct Plan {
   std::vector<PluginRun> plugin_runs;  // every plugin run, in run order
 };
 
-// When a workload's pods were last evicted: workload key (workload_key()) -> time.
-using WorkloadMoves = std::map<std::string, std::chrono::system_clock::time_point, std::less<>>;
 
 struct PlanOptions {
   // "Now", for minPodAge and pod ages; the report's --at.
   std::chrono::system_clock::time_point now = std::chrono::system_clock::now();
-  // Per-workload cool-down: the balance plugins (LoadAware, Low/HighNodeUtilization) skip a running
-  // pod whose workload had a pod evicted less than `cooldown` before `now` (`last_moved`, may be
-  // null) or earlier in this plan ("workload cooling down: ..."). The deschedule plugins, which
-  // fix violations, do not wait. Zero turns it off. `last_moved` must outlive make_plan().
+  // Per-workload cool-down (strategies/cooldown.h): within `cooldown` of a move of one of its
+  // pods (`last_moved`, may be null, and the moves planned earlier in this plan), the balance
+  // plugins (LoadAware, Low/HighNodeUtilization) do not undo it: a running pod stays on a node
+  // that received a pod of its workload, and no replacement is sent back to a node its workload
+  // left ("workload cooling down: ..."). The deschedule plugins, which fix violations, do not
+  // wait. Zero turns it off. `last_moved` must outlive make_plan().
   const WorkloadMoves* last_moved = nullptr;
   std::chrono::seconds cooldown{0};
+  // At most this many pods of one workload (rollout_workload()) in flight — terminating, not yet
+  // Ready, or evicted by this plan — for every plugin, as the controller's executor checks again
+  // before each eviction ("workload in flight: ..."). 0: no limit.
+  int max_in_flight_per_workload = 0;
   // Landing prediction (LoadAware): before a pod is evicted, the scheduler model
   // (placement/scheduler_model.h) predicts where its replacement lands; the pod stays when that is
   // its own node, a hot node, or a node whose usage is unknown. Off only for comparisons.
@@ -116,11 +121,29 @@ struct PlanOptions {
   // overutilized, before it evicts, and removes it when the node cools (run
   // --soft-taint-hot-nodes): the scheduler model counts that taint on those nodes.
   bool soft_taint_hot_nodes = false;
+  // Landings under uncertainty (strategies/landing_check.h): the scheduler picks at random among
+  // the nodes tied at the top score (and, for Volcano, within the model's known error of it); a
+  // pod moves only when at least this percent of them are acceptable landings.
+  double min_landing_chance = 66;
 };
 
-// The key a workload's pods share in limits and cool-downs: "namespace/Kind/name" of the pod's
-// controller owner; empty for a pod without one.
-std::string workload_key(const placement::Pod& pod);
+// What `run`, `report` and `simulate` may override of the policy's `loadshift` section (their
+// flags); empty: the policy's.
+struct PlanOverrides {
+  std::optional<std::chrono::seconds> workload_cooldown;
+  std::optional<int> max_in_flight_per_workload;
+  std::optional<bool> soft_taint_hot_nodes;
+  std::optional<bool> landing_prediction;
+};
+
+// The policy's `loadshift` section with `overrides` applied: the one set of settings the three
+// commands plan with.
+policy::PlanSettings effective_settings(const policy::PlanSettings& policy,
+                                        const PlanOverrides& overrides);
+// PlanOptions of `settings` (cooldown, in-flight limit, soft taint, landing prediction and its
+// chance); `now` and `last_moved` are the caller's.
+PlanOptions plan_options(const policy::PlanSettings& settings,
+                         std::chrono::system_clock::time_point now);
 
 // Runs every profile of `policy` as the descheduler does (all deschedule plugins of every profile,
 // then all balance plugins), with the policy's limits shared across them. `index` is built over the
@@ -138,8 +161,14 @@ placement::PlacementOptions placement_options(const policy::Policy& policy);
 const policy::LoadAwareArgs* first_load_aware(const policy::Policy& policy);
 
 // The scheduler profile the scheduler model predicts landings with: the first LoadAware's
-// schedulerScoring, else kube-scheduler's default profile.
+// schedulerScoring, else kube-scheduler's default profile; for Volcano pods, the policy's
+// loadshift.volcanoScheduler.
 placement::SchedulerProfile scheduler_profile(const policy::Policy& policy);
+
+// Each node's measured cpu and memory percent, as Volcano's usage plugin reads them (its own
+// Prometheus window), for SchedulerModel::set_node_load.
+std::vector<placement::SchedulerModel::NodeLoad> scheduler_node_load(
+    const placement::Snapshot& snapshot, const metrics::UsageMap& usage);
 
 // True when make_plan() has a strategy for the deschedule or balance plugin `plugin`.
 bool has_strategy(std::string_view plugin);

@@ -40,7 +40,8 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
       options_(options),
       plan_(plan),
       placer_(index),
-      ledger_(index.snapshot().nodes.size(), &index.pod_topology()) {
+      ledger_(index.snapshot().nodes.size(), &index.pod_topology()),
+      cooldown_(index.snapshot(), options.last_moved, options.cooldown, options.now) {
   const placement::Snapshot& snap = index.snapshot();
   const size_t node_count = snap.nodes.size();
   in_scope_.assign(node_count, false);
@@ -272,6 +273,10 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
     }
   }
 
+  if (options_.max_in_flight_per_workload > 0 && !p.terminated()) {
+    if (std::optional<std::string> busy = in_flight_reason(pod)) return busy;
+  }
+
   const placement::JobId job_id = index_.gangs().job_of(pod);
   if (job_id != placement::kNoJob) {
     const placement::GangJob& job = index_.gangs().job(job_id);
@@ -305,6 +310,9 @@ const placement::SchedulerModel& PlanContext::scheduler_model() {
   if (!scheduler_model_) {
     scheduler_model_ =
         std::make_unique<placement::SchedulerModel>(index_, scheduler_profile(policy_));
+    if (scheduler_model_->profile().volcano_usage) {
+      scheduler_model_->set_node_load(scheduler_node_load(index_.snapshot(), usage_));
+    }
   }
   if (options_.soft_taint_hot_nodes) {
     // What the controller does before it evicts (controller/soft_taint.h): hot nodes get the
@@ -329,27 +337,41 @@ const placement::SchedulerModel& PlanContext::scheduler_model() {
   return *scheduler_model_;
 }
 
-std::optional<std::string> PlanContext::cooldown_reason(PodId pod_id) const {
-  const placement::Pod& pod = index_.snapshot().pods[pod_id];
-  // A finished pod serves nothing: removing it is no move.
-  if (options_.cooldown.count() <= 0 || pod.terminated()) return std::nullopt;
-  std::string workload = workload_key(pod);
-  if (workload.empty()) return std::nullopt;
-  if (moved_this_plan_.count(workload) != 0) {
-    return "workload cooling down: a pod of " + workload +
-           " is planned for eviction this cycle, cool-down " +
-           policy::format_duration(options_.cooldown.count() * 1000);
+std::optional<std::string> PlanContext::in_flight_reason(PodId pod) const {
+  const placement::Pod& p = index_.snapshot().pods[pod];
+  RolloutWorkload workload = rollout_workload(p);
+  if (workload.key.empty()) return std::nullopt;
+  if (!in_flight_in_snapshot_) {
+    in_flight_in_snapshot_.emplace();
+    for (const placement::Pod& other : index_.snapshot().pods) {
+      if (!in_flight(other)) continue;
+      if (std::string key = rollout_workload(other).key; !key.empty()) {
+        ++(*in_flight_in_snapshot_)[key];
+      }
+    }
   }
-  if (options_.last_moved == nullptr) return std::nullopt;
-  auto it = options_.last_moved->find(workload);
-  if (it == options_.last_moved->end()) return std::nullopt;
-  auto since = std::chrono::duration_cast<std::chrono::seconds>(options_.now - it->second);
-  if (since >= options_.cooldown) return std::nullopt;
-  // A time after `now` (a clock step back) counts as just now: the workload is still cooling.
-  return "workload cooling down: a pod of " + workload + " was evicted " +
-         (since.count() < 0 ? std::string("just now")
-                            : policy::format_duration(since.count() * 1000) + " ago") +
-         ", cool-down " + policy::format_duration(options_.cooldown.count() * 1000);
+  auto count = [&workload](const std::unordered_map<std::string, int>& counts) {
+    auto it = counts.find(workload.key);
+    return it == counts.end() ? 0 : it->second;
+  };
+  // Evicting a pod that is itself in flight takes nothing more away.
+  const int busy = count(*in_flight_in_snapshot_) - (in_flight(p) ? 1 : 0) +
+                   count(in_flight_planned_);
+  if (busy < options_.max_in_flight_per_workload) return std::nullopt;
+  return "workload in flight: " + workload.kind + " " + p.meta.namespace_ + "/" + workload.name +
+         " has " + std::to_string(busy) +
+         " pod(s) in flight (evicted, terminating or not Ready), limit " +
+         std::to_string(options_.max_in_flight_per_workload) + " (maxInFlightPerWorkload)";
+}
+
+std::optional<std::string> PlanContext::cooldown_reason(PodId pod) const {
+  const NodeId node = index_.node_of(pod);
+  if (node == placement::kNoNode) return std::nullopt;
+  return cooldown_.leaving(pod, index_.snapshot().nodes[node].meta.name);
+}
+
+std::optional<std::string> PlanContext::cooldown_return_reason(PodId pod, NodeId node) const {
+  return cooldown_.returning(pod, index_.snapshot().nodes[node].meta.name);
 }
 
 void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
@@ -377,9 +399,14 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   evicted_.insert(pod);
   if (from != placement::kNoNode) ++evicted_per_node_[from];
   ++evicted_per_namespace_[p.meta.namespace_];
-  if (std::string workload = workload_key(p); !workload.empty()) {
-    ++evicted_per_workload_[workload];
-    if (!p.terminated()) moved_this_plan_.insert(workload);
+  if (std::string workload = workload_key(p); !workload.empty()) ++evicted_per_workload_[workload];
+  if (!p.terminated()) {
+    const auto& nodes = index_.snapshot().nodes;
+    cooldown_.record(pod, from == placement::kNoNode ? "" : nodes[from].meta.name,
+                     placed == placement::kNoNode ? "" : nodes[placed].meta.name);
+    if (!in_flight(p)) {
+      if (std::string key = rollout_workload(p).key; !key.empty()) ++in_flight_planned_[key];
+    }
   }
   if (placement::JobId job = index_.gangs().job_of(pod); job != placement::kNoJob) {
     ++evicted_per_job_[job];

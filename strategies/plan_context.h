@@ -17,6 +17,7 @@
 #include "placement/ledger.h"
 #include "placement/placer.h"
 #include "placement/scheduler_model.h"
+#include "strategies/cooldown.h"
 #include "strategies/evictability.h"
 #include "strategies/plan.h"
 #include "strategies/predicted_usage.h"
@@ -98,7 +99,8 @@ class PlanContext {
 
   // Why `pod` may not be evicted now because of what the plan already holds: already planned,
   // per-node / per-namespace / total limits of the policy, the plugin's own limits (`limits`, may
-  // be null), one pod per Volcano job per cycle, the job's minAvailable. nullopt: allowed.
+  // be null), the workload's pods in flight (PlanOptions::max_in_flight_per_workload), one pod per
+  // Volcano job per cycle, the job's minAvailable. nullopt: allowed.
   // Every limit counts the evictions of the whole plan (all plugins and profiles), the plugin's
   // own limits included. The reason's phrase names the limit, e.g. "node eviction limit reached:
   // 2 of 2 from te3 (maxNoOfPodsToEvictPerNode)".
@@ -108,11 +110,15 @@ class PlanContext {
     return policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total;
   }
 
-  // The per-workload cool-down (PlanOptions::cooldown), which the balance plugins check before
-  // their limits: "workload cooling down: ..." when a pod of the pod's workload was evicted less
-  // than the cool-down before now (options().last_moved) or is planned for eviction in this plan.
-  // Finished pods, pods without a controller owner and a zero cool-down: nullopt.
+  // The per-workload cool-down (PlanOptions::cooldown, strategies/cooldown.h), which the balance
+  // plugins check before their limits: why the running `pod` may not leave its node without
+  // undoing a recent move of its workload ("workload cooling down: ..."). Finished pods, pods
+  // without a controller owner and a zero cool-down: nullopt.
   std::optional<std::string> cooldown_reason(PodId pod) const;
+  // Why the replacement of `pod` may not go to `node`: its workload left it within the cool-down.
+  std::optional<std::string> cooldown_return_reason(PodId pod, NodeId node) const;
+  // Whether cooldown_return_reason() can refuse any node for `pod`.
+  bool cooldown_may_refuse_return(PodId pod) const { return cooldown_.has_moves(pod); }
 
   // Records the eviction: the decision, the Ledger reservation (when target != kNoNode), the
   // counters. Call only after limit_reason() returned nullopt: evict() checks again and throws
@@ -149,7 +155,13 @@ class PlanContext {
   std::vector<uint32_t> evicted_per_node_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_namespace_;
   std::map<std::string, uint32_t, std::less<>> evicted_per_workload_;  // "ns/Kind/name"
-  std::set<std::string, std::less<>> moved_this_plan_;      // workloads of running pods evicted
+  // The in-flight limit's reason, or nullopt (limit_reason()).
+  std::optional<std::string> in_flight_reason(PodId pod) const;
+  Cooldown cooldown_;
+  // PlanOptions::max_in_flight_per_workload, by rollout_workload() key: pods in flight in the
+  // snapshot (counted on first use) and running pods this plan evicts.
+  mutable std::optional<std::unordered_map<std::string, int>> in_flight_in_snapshot_;
+  std::unordered_map<std::string, int> in_flight_planned_;
   std::unordered_map<uint32_t, uint32_t> evicted_per_job_;  // JobId -> count
   uint32_t evicted_total_ = 0;
   // Selector strings parsed by matches_selector(); empty optional: could not be parsed.

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <variant>
 
+#include "policy/field_reader.h"
 #include "policy/plugin_schemas.h"
 #include "strategies/plan.h"
 #include "strategies/plan_context.h"
@@ -183,8 +184,54 @@ placement::PlacementOptions placement_options(const policy::Policy& policy) {
   return options;
 }
 
+policy::PlanSettings effective_settings(const policy::PlanSettings& policy,
+                                        const PlanOverrides& overrides) {
+  policy::PlanSettings out = policy;
+  if (overrides.workload_cooldown) {
+    const int64_t ms = overrides.workload_cooldown->count() * 1000;
+    out.workload_cooldown = policy::Duration{ms, policy::format_duration(ms)};
+  }
+  if (overrides.max_in_flight_per_workload) {
+    out.max_in_flight_per_workload = static_cast<uint32_t>(*overrides.max_in_flight_per_workload);
+  }
+  if (overrides.soft_taint_hot_nodes) out.soft_taint_hot_nodes = *overrides.soft_taint_hot_nodes;
+  if (overrides.landing_prediction) out.landing_prediction = *overrides.landing_prediction;
+  return out;
+}
+
+PlanOptions plan_options(const policy::PlanSettings& settings,
+                         std::chrono::system_clock::time_point now) {
+  PlanOptions options;
+  options.now = now;
+  options.cooldown = std::chrono::seconds(settings.workload_cooldown.milliseconds / 1000);
+  options.max_in_flight_per_workload = static_cast<int>(settings.max_in_flight_per_workload);
+  options.soft_taint_hot_nodes = settings.soft_taint_hot_nodes;
+  options.predict_landing = settings.landing_prediction;
+  options.min_landing_chance = settings.min_landing_chance;
+  return options;
+}
+
+std::vector<placement::SchedulerModel::NodeLoad> scheduler_node_load(
+    const placement::Snapshot& snapshot, const metrics::UsageMap& usage) {
+  std::vector<placement::SchedulerModel::NodeLoad> out(snapshot.nodes.size());
+  for (size_t node = 0; node < snapshot.nodes.size(); ++node) {
+    const metrics::NodeUsage* found = usage.find(snapshot.nodes[node].meta.name);
+    if (found == nullptr || !found->cpu_memory_measured) continue;
+    out[node] = {true, found->cpu.percent, found->memory.percent};
+  }
+  return out;
+}
+
 placement::SchedulerProfile scheduler_profile(const policy::Policy& policy) {
   placement::SchedulerProfile profile;
+  const policy::VolcanoScheduler& volcano = policy.loadshift.volcano_scheduler;
+  profile.volcano_nodeorder = volcano.nodeorder;
+  profile.volcano_binpack_weight = volcano.binpack_weight.value_or(0);
+  if (const auto& usage = volcano.usage) {
+    profile.volcano_usage = placement::VolcanoUsageScoring{
+        usage->weight,        usage->cpu_weight,       usage->memory_weight,
+        usage->cpu_threshold, usage->memory_threshold, usage->predicate};
+  }
   const policy::LoadAwareArgs* args = first_load_aware(policy);
   if (args == nullptr) return profile;
   const policy::SchedulerScoring& scoring = args->scheduler_scoring;
@@ -199,12 +246,6 @@ placement::SchedulerProfile scheduler_profile(const policy::Policy& policy) {
     profile.fit.shape.push_back({utilization, score});
   }
   return profile;
-}
-
-std::string workload_key(const placement::Pod& pod) {
-  const placement::OwnerReference* owner = pod.controller();
-  if (owner == nullptr) return "";
-  return pod.meta.namespace_ + "/" + owner->kind + "/" + owner->name;
 }
 
 bool has_strategy(std::string_view plugin) {

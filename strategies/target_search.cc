@@ -283,4 +283,11 @@ std::string usage_change_text(const PlanContext& ctx, const PredictedUsage& usag
   return out;
 }
 
+std::optional<NodeRule> cooldown_rule(const PlanContext& ctx, PodId pod) {
+  if (!ctx.cooldown_may_refuse_return(pod)) return std::nullopt;
+  return NodeRule{
+      [&ctx, pod](NodeId node) { return ctx.cooldown_return_reason(pod, node).has_value(); },
+      [&ctx, pod](NodeId node) { return ctx.cooldown_return_reason(pod, node).value_or(""); }};
+}
+
 }  // namespace loadshift::strategies

@@ -112,6 +112,10 @@ struct TargetSearch {
 
 TargetSearch find_target(const PlanContext& ctx, PodId pod, const TargetQuery& query);
 
+// The cool-down's rule for the balance plugins' targets: a node the pod's workload left within the
+// cool-down is refused (PlanContext::cooldown_return_reason); empty when it refuses no node.
+std::optional<NodeRule> cooldown_rule(const PlanContext& ctx, PodId pod);
+
 // The predicted usage of `node` before and after `load` lands there, for a reason: "cpu 21.0% ->
 // 27.0%, memory 30.0% -> 31.0%" over `resources`; empty when the account does not know the node.
 std::string usage_change_text(const PlanContext& ctx, const PredictedUsage& usage, NodeId node,

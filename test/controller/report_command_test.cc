@@ -331,6 +331,8 @@ profiles:
   ReportOptions options = example_options();
   options.policy_file = policy.path.string();
   options.usage_file.clear();
+  // Every pod of the ReplicaSet at once (by default one pod of a workload is in flight at a time).
+  options.plan.max_in_flight_per_workload = 0;
   Run run = report(options);
   INFO(run.err);
   CHECK(run.code == 0);
@@ -434,6 +436,7 @@ profiles:
 )");
     ReportOptions options = example_options();
     options.policy_file = policy.path.string();
+    options.plan.max_in_flight_per_workload = 0;  // both pods of the ReplicaSet in one plan
     Run run = report(options);
     INFO(run.out << run.err);
     CHECK(run.code == 0);

@@ -51,7 +51,8 @@ Run simulate(const SimulateOptions& options) {
 TEST_CASE("simulate: the ping-pong case bounces without landing prediction, not with it") {
   SECTION("without prediction: an eviction every cycle, each replacement back on pp1") {
     SimulateOptions o = ping_pong(6);
-    o.no_landing_prediction = true;
+    o.plan.no_landing_prediction = true;
+    o.plan.workload_cooldown = "0";  // the same pod may bounce again next cycle
     Run run = simulate(o);
     REQUIRE(run.code == 0);
     nlohmann::json j = run.json();
@@ -76,7 +77,7 @@ TEST_CASE("simulate: the ping-pong case bounces without landing prediction, not 
   }
   SECTION("with prediction and the soft taint: pp1 is relieved, nothing bounces") {
     SimulateOptions o = ping_pong(6);
-    o.soft_taint_hot_nodes = true;
+    o.plan.soft_taint_hot_nodes = true;
     Run run = simulate(o);
     REQUIRE(run.code == 0);
     nlohmann::json j = run.json();
@@ -89,25 +90,28 @@ TEST_CASE("simulate: the ping-pong case bounces without landing prediction, not 
     REQUIRE(j["convergedAfter"].is_number());
     CHECK(j["convergedAfter"].get<int>() <= 2);
   }
-  SECTION("a workload cool-down spaces the bounces out") {
+  SECTION("the cool-down keeps a replacement that landed back where it is") {
+    // Without prediction every replacement lands back on pp1; the cool-down (30m, the policy's
+    // default) does not move one that started there since its move again: each cycle moves
+    // another pod, and none twice until its cool-down is over (cycles are 10 minutes apart).
     SimulateOptions o = ping_pong(6);
-    o.no_landing_prediction = true;
-    o.cooldown = "25m";  // cycles are 10 minutes apart: one eviction every third cycle
+    o.plan.no_landing_prediction = true;
     Run run = simulate(o);
     REQUIRE(run.code == 0);
     nlohmann::json j = run.json();
-    int evictions = 0;
-    for (int cycle = 1; cycle <= 6; ++cycle)
-      evictions += j["perCycle"][cycle]["evictions"].get<int>();
-    CHECK(evictions == 2);  // cycles 1 and 4
-    CHECK(j["perCycle"][4]["evictions"] == 1);
+    CHECK(j["workloadCooldownSeconds"] == 1800);
+    for (int cycle = 1; cycle <= 6; ++cycle) CHECK(j["perCycle"][cycle]["evictions"] == 1);
+    // Cycle 4 is 30 minutes after cycle 1: the first pod's cool-down is over.
+    CHECK(j["perCycle"][3]["movedTwice"] == 0);
+    CHECK(j["perCycle"][3]["movedBack"] == 3);
+    CHECK(j["perCycle"][4]["movedTwice"] == 1);
   }
 }
 
 TEST_CASE("simulate: the table names the columns and says whether it converged") {
   SimulateOptions o = ping_pong(3);
   o.output = "table";
-  o.no_landing_prediction = true;
+  o.plan.no_landing_prediction = true;
   Run run = simulate(o);
   REQUIRE(run.code == 0);
   CHECK(run.out.find("landing prediction OFF") != std::string::npos);
@@ -140,7 +144,7 @@ TEST_CASE("simulate: the chart is an SVG that rsvg-convert renders") {
   fs::path dir = fs::temp_directory_path() / ("loadshift-chart-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   SimulateOptions o = ping_pong(4);
-  o.soft_taint_hot_nodes = true;
+  o.plan.soft_taint_hot_nodes = true;
   o.chart = (dir / "chart.svg").string();
   Run run = simulate(o);
   REQUIRE(run.code == 0);

@@ -38,8 +38,7 @@ TEST_CASE("a cycle evicts the planned pods through the Eviction API, with Events
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy("gracePeriodSeconds: 7\n"));
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;  // no workload limit: both pods of the ReplicaSet
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;  // no workload limit: both pods of the ReplicaSet
   Replica replica(server, prometheus, tmp, policy, settings);
 
   controller::CycleOutcome outcome = replica.cycle();
@@ -96,17 +95,16 @@ TEST_CASE("at most N pods of one workload are in flight", "[run]") {
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.workload_cooldown = std::chrono::seconds(0);  // the next cycle may move the other pod
+  settings.plan.workload_cooldown = std::chrono::seconds(0);  // the next cycle may move the other pod
   Replica replica(server, prometheus, tmp, policy, settings);  // default: 1 per workload
 
   SECTION("the second pod of the ReplicaSet waits for the next cycle") {
+    // The plan itself keeps the limit (the report shows the same), the executor checks again.
     controller::CycleOutcome first = replica.cycle();
-    CHECK(first.planned == 2);
+    CHECK(first.planned == 1);
     CHECK(first.evicted == 1);
-    CHECK(first.skipped == 1);
+    CHECK(first.skipped == 0);
     CHECK(eviction_bodies(server).size() == 1);
-    CHECK_THAT(scrape(*replica.registry),
-               Contains("loadshift_evictions_skipped_total{reason=\"workload_in_flight\"} 1"));
     // The cache sees the first pod go; the other one is Ready: the next cycle may move it.
     REQUIRE(eventually([&] { return replica.cache.pod("load-test", kHotPodA) == std::nullopt; }));
     controller::CycleOutcome second = replica.cycle();
@@ -156,8 +154,8 @@ TEST_CASE("at most N pods of one workload are in flight", "[run]") {
       return replica.cache.pod("load-test", "low-priority-workload-5f6b7-zzzzz").has_value();
     }));
     controller::CycleOutcome outcome = replica.cycle();
+    CHECK(outcome.planned == 0);  // the plan sees the third pod in flight
     CHECK(outcome.evicted == 0);
-    CHECK(outcome.skipped == 2);
     CHECK(eviction_bodies(server).empty());
   }
   SECTION("the two ReplicaSets of a Deployment's rollout are one workload") {
@@ -205,8 +203,7 @@ TEST_CASE("a PodDisruptionBudget that forbids the eviction is recorded and the p
   std::string policy =
       tmp.write("policy.yaml", seed_policy("evictionFailureEventNotification: true\n"));
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
 
   controller::CycleOutcome outcome = replica.cycle();
@@ -285,7 +282,7 @@ TEST_CASE("the evictor: 404, a replaced pod, retries of 5xx", "[run]") {
     CHECK(has_pod(server, kHotPodA));
   }
   SECTION("an Event names the pod and its uid") {
-    CHECK(evictor.post_event(pod, {"Normal", "LoadAware", "moved"}).empty());
+    CHECK(evictor.post_event(pod, {"Normal", "LoadAware", "moved", "", ""}).empty());
     std::vector<nlohmann::json> written = events(server);
     REQUIRE(written.size() == 1);
     CHECK(written[0]["regarding"]["uid"] == pod.meta.uid);
@@ -304,8 +301,7 @@ TEST_CASE("the policy's eviction limits hold in the controller", "[run]") {
   INFO(limit);
   std::string policy = tmp.write("policy.yaml", seed_policy(limit + ": 1\n"));
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   CHECK(outcome.evicted == 1);
@@ -321,8 +317,8 @@ TEST_CASE("dry run: the plan is logged and nothing is written", "[run]") {
   controller::configure_logging(controller::LogFormat::kJson, &log);
   controller::LoopSettings settings;
   settings.dry_run = true;
-  // Both pods of the ReplicaSet in one plan (the default cool-down plans one per workload).
-  settings.workload_cooldown = std::chrono::seconds(0);
+  // Both pods of the ReplicaSet in one plan (by default one pod per workload is in flight).
+  settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   controller::configure_logging(controller::LogFormat::kText);
@@ -418,13 +414,13 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy("", "95"));  // te3 at 92% is fine
   controller::LoopSettings settings;
-  settings.workload_cooldown = std::chrono::seconds(0);  // the third cycle plans the other pod
+  settings.plan.workload_cooldown = std::chrono::seconds(0);  // the third cycle plans the other pod
   Replica replica(server, prometheus, tmp, policy, settings);
   CHECK(replica.cycle().planned == 0);
 
   tmp.write("policy.yaml", seed_policy("", "80"));  // now it is hot
   controller::CycleOutcome outcome = replica.cycle();
-  CHECK(outcome.planned == 2);
+  CHECK(outcome.planned == 1);  // one pod of the ReplicaSet in flight at a time
   CHECK(outcome.evicted == 1);
 
   tmp.write("policy.yaml",
@@ -442,8 +438,7 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
   // Plan on the cache as it is, then change the world before the executor runs.
   placement::Snapshot snapshot = replica.cache.snapshot();
@@ -466,6 +461,15 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
   controller::PlanExecutor executor(replica.cache, evictor, replica.metrics, {0, false});
   auto allowed = [] { return std::string(); };
 
+  SECTION("the executor checks the in-flight limit again (this plan was made without it)") {
+    controller::PlanExecutor limited(replica.cache, evictor, replica.metrics, {1, false});
+    controller::ExecutionSummary summary = limited.execute(index, plan, allowed);
+    CHECK(summary.evicted == 1);
+    CHECK(summary.skipped == 1);
+    CHECK_THAT(summary.evictions[1].detail, Contains("pod(s) in flight"));
+    CHECK_THAT(scrape(*replica.registry),
+               Contains("loadshift_evictions_skipped_total{reason=\"workload_in_flight\"} 1"));
+  }
   SECTION("the target was tainted since the plan") {
     nlohmann::json te8;
     for (const nlohmann::json& node : server.objects("/api/v1/nodes")) {

@@ -49,8 +49,7 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;
 
   auto a = std::make_unique<Replica>(server, prometheus, tmp, policy, settings,
                                      fast_election("replica-a"), "a-token");
@@ -108,8 +107,7 @@ TEST_CASE("a lease that cannot be renewed stops evictions mid-cycle", "[run][lea
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.max_in_flight_per_workload = 0;
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings, fast_election("replica-a"));
   REQUIRE(eventually([&] { return replica.elector->is_leader(); }));
 

@@ -81,7 +81,7 @@ TEST_CASE("soft taint: added to a hot node with evictions, kept while hot, remov
   std::string policy = tmp.write("policy.yaml", seed_policy());
   LogCapture log;
   controller::LoopSettings settings;
-  settings.soft_taint_hot_nodes = true;
+  settings.plan.soft_taint_hot_nodes = true;
   Replica replica(server, prometheus, tmp, policy, settings);
 
   controller::CycleOutcome outcome = replica.cycle();
@@ -112,10 +112,11 @@ TEST_CASE("soft taint: added to a hot node with evictions, kept while hot, remov
              Contains("loadshift_soft_taint_changes_total{action=\"added\"} 1"));
 
   REQUIRE(cache_sees_taint(replica, true));
-  SECTION("kept while the node is hot (no eviction this cycle: the workload cools down)") {
+  SECTION("kept while the node is hot (the workload's other pod leaves this cycle)") {
+    REQUIRE(eventually([&] { return replica.cache.pod("load-test", kHotPodA) == std::nullopt; }));
     outcome = replica.cycle();
     INFO(outcome.why);
-    CHECK(outcome.evicted == 0);
+    CHECK(outcome.evicted == 1);
     CHECK(writes_to(server, "PATCH", "/api/v1/nodes/") == 1);
     CHECK(taints_of(server, "te3") == expected);
     CHECK_THAT(scrape(*replica.registry), Contains("loadshift_soft_tainted_nodes 1"));
@@ -153,7 +154,7 @@ TEST_CASE("soft taint: a cooled target loses it, and the evictions toward it go 
   }
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.soft_taint_hot_nodes = true;
+  settings.plan.soft_taint_hot_nodes = true;
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
   INFO(outcome.why);
@@ -174,7 +175,7 @@ TEST_CASE("soft taint: never in dry run", "[run][taint]") {
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
-  settings.soft_taint_hot_nodes = true;
+  settings.plan.soft_taint_hot_nodes = true;
   settings.dry_run = true;
   Replica replica(server, prometheus, tmp, policy, settings);
   controller::CycleOutcome outcome = replica.cycle();
@@ -190,9 +191,8 @@ TEST_CASE("soft taint: a node that cannot be tainted keeps its pods this cycle",
   std::string policy = tmp.write("policy.yaml", seed_policy());
   LogCapture log;
   controller::LoopSettings settings;
-  settings.soft_taint_hot_nodes = true;
-  settings.max_in_flight_per_workload = 0;               // both pods of te3 planned and carried out
-  settings.workload_cooldown = std::chrono::seconds(0);  // and no cool-down within the plan
+  settings.plan.soft_taint_hot_nodes = true;
+  settings.plan.max_in_flight_per_workload = 0;               // both pods of te3 planned and carried out
   Replica replica(server, prometheus, tmp, policy, settings);
 
   SECTION("403: refused") {
@@ -246,7 +246,7 @@ TEST_CASE("soft taint: every hot node gets it, also one the plan evicts nothing 
   std::string policy = tmp.write("policy.yaml", seed_policy());
   LogCapture log;
   controller::LoopSettings settings;
-  settings.soft_taint_hot_nodes = true;
+  settings.plan.soft_taint_hot_nodes = true;
   Replica replica(server, prometheus, tmp, policy, settings);
   // te1 runs only pods of the excluded namespace default: hot, but nothing to evict from it. The
   // plan's landing predictions counted the taint on it all the same.

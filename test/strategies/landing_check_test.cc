@@ -4,6 +4,8 @@
 // a 500m pod is 1.5625% cpu.
 #include <catch2/catch.hpp>
 
+#include "placement/rfc3339.h"
+
 #include <chrono>
 #include <string>
 #include <vector>
@@ -40,12 +42,13 @@ TEST_CASE("landing prediction: no eviction whose replacement the scheduler puts 
   SECTION("with prediction, the pod stays and the reason shows the scores") {
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     // hot: cpu 1000 of 32000 -> 96, memory 2 of 128 GiB -> 98: fit 97; balanced 1 - |0.031 -
-    // 0.016| / 2 -> 99; taints 3 x 100: 496. cold: cpu 24500 -> 23, memory 98: fit 60; balanced
-    // 1 - |0.766 - 0.016| / 2 -> 62: 422 (LeastAllocated, BalancedAllocation, default weights).
+    // 0.016| / 2 -> 99; taints 3 x 100; spread 2 x 100 (system default, no other pod of busy's
+    // ReplicaSet): 696. cold: cpu 24500 -> 23, memory 98: fit 60; balanced 1 - |0.766 - 0.016| /
+    // 2 -> 62: 622 (LeastAllocated, BalancedAllocation, default weights).
     CHECK(r.skip("busy") ==
-          "replacement would land back on hot: scheduler score hot 496 (fit 97, balanced 99, "
-          "taints 100, affinity 0, inter-pod 0, spread 0) vs cold 422 (fit 60, balanced 62, "
-          "taints 100, affinity 0, inter-pod 0, spread 0)");
+          "replacement would land back on hot: scheduler score hot 696 (fit 97, balanced 99, "
+          "taints 100, affinity 0, inter-pod 0, spread 100) vs cold 622 (fit 60, balanced 62, "
+          "taints 100, affinity 0, inter-pod 0, spread 100)");
   }
   SECTION("without prediction (the comparison), it is evicted toward cold") {
     r.f.options.predict_landing = false;
@@ -124,33 +127,58 @@ TEST_CASE("landing prediction: never onto another hot node, nor one of unknown u
   }
 }
 
-TEST_CASE("per-workload cool-down: a workload moved within the window is left alone") {
+TEST_CASE("per-workload cool-down: a move is not undone within the window") {
   BalanceRun r;
   ping_pong_cluster(r);
   r.f.options.predict_landing = false;
-  strategies::WorkloadMoves moved{
-      {"apps/ReplicaSet/busy-rs", r.f.options.now - std::chrono::minutes(5)}};
+  r.f.snapshot.nodes.push_back(make_node("far"));
+  r.f.usage = usage_of({{"hot", {92, 40}}, {"cold", {10, 10}}, {"far", {60, 50}}});
+  const auto five_ago = r.f.options.now - std::chrono::minutes(5);
+  strategies::WorkloadMoves moved;
   r.f.options.last_moved = &moved;
-  SECTION("inside the window") {
-    r.f.options.cooldown = std::chrono::minutes(10);
+  r.f.options.cooldown = std::chrono::minutes(10);
+  SECTION("a node that received a pod of the workload keeps its pods") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"cold", "hot", five_ago}};
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     CHECK(r.skip("busy") ==
-          "workload cooling down: a pod of apps/ReplicaSet/busy-rs was evicted 5m ago, "
-          "cool-down 10m");
+          "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved cold -> hot 5m ago; "
+          "moving one off hot would undo it, cool-down 10m");
   }
-  SECTION("after the window") {
+  SECTION("after the window it may leave") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"cold", "hot", five_ago}};
     r.f.options.cooldown = std::chrono::minutes(5);
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()) == Moves{"busy->cold"});
   }
-  SECTION("a time in the future counts as just now") {
-    moved["apps/ReplicaSet/busy-rs"] = r.f.options.now + std::chrono::minutes(1);
-    r.f.options.cooldown = std::chrono::minutes(10);
+  SECTION("another pod of the workload leaving the same hot node is relief, not undoing") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"hot", "far", five_ago}};
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()) == Moves{"busy->cold"});
+  }
+  SECTION("a pod of the workload that started on the node since the move stays") {
+    // The replacement of a move off far landed on hot (not where the plan counted it).
+    moved["apps/ReplicaSet/busy-rs"] = {{"far", "cold", five_ago}};
+    r.f.snapshot.pods[0].meta.creation_timestamp =
+        placement::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     CHECK(r.skip("busy") ==
-          "workload cooling down: a pod of apps/ReplicaSet/busy-rs was evicted just now, "
-          "cool-down 10m");
+          "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved off far 5m ago and a "
+          "pod of it started on hot since; moving one off hot would undo it, cool-down 10m");
+  }
+  SECTION("no replacement goes back to a node the workload left") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"cold", "far", five_ago}};
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+    CHECK(r.skip("busy").find("workload cooling down on cold") != std::string::npos);
+  }
+  SECTION("a time in the future counts as just now") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"cold", "hot", r.f.options.now + std::chrono::minutes(1)}};
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+    CHECK(r.skip("busy") ==
+          "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved cold -> hot just now; "
+          "moving one off hot would undo it, cool-down 10m");
   }
   SECTION("off: zero cool-down") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"cold", "hot", five_ago}};
+    r.f.options.cooldown = std::chrono::seconds(0);
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()) == Moves{"busy->cold"});
   }
 }
+

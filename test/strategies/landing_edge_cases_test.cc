@@ -1,5 +1,6 @@
 // LoadAware's landing check and the cool-down in the cases a review found: DaemonSet pods, the
-// cool-down within one plan, a soft taint the controller removes this cycle.
+// cool-down and the in-flight limit within one plan, a soft taint the controller removes this
+// cycle.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -32,10 +33,9 @@ TEST_CASE("a DaemonSet pod's replacement lands back on its node") {
         "replacement would land back on hot: a DaemonSet recreates its pod on the same node");
 }
 
-// docs/convergence.md: "A pod whose workload (its controller owner) had a pod evicted less than
-// the cool-down ago is skipped by every plugin." Two pods of one ReplicaSet on the hot node: the
-// first is evicted in this cycle, so the second one's workload "had a pod evicted" 0s ago.
-TEST_CASE("the cool-down also holds within one plan") {
+// docs/convergence.md: several pods of one workload may leave the same hot node; the in-flight
+// limit paces them, the cool-down does not stop them. Two pods of one ReplicaSet on the hot node.
+TEST_CASE("two pods of one workload leave one hot node in one plan unless the in-flight limit says") {
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("hot"), make_node("cold")};
   r.f.snapshot.pods = {owned_pod("busy-1", "hot", 4000, "busy-rs"),
@@ -45,12 +45,47 @@ TEST_CASE("the cool-down also holds within one plan") {
   strategies::WorkloadMoves moved;
   r.f.options.last_moved = &moved;
   r.f.options.cooldown = std::chrono::minutes(30);
-  Moves moves = r.run(&strategies::run_load_aware, seed_load_aware_args());
-  CHECK(moves.size() == 1);
-  std::string second = r.skip(moves[0].rfind("busy-1", 0) == 0 ? "busy-2" : "busy-1");
-  CHECK(second ==
-        "workload cooling down: a pod of apps/ReplicaSet/busy-rs is planned for "
-        "eviction this cycle, cool-down 30m");
+  SECTION("no in-flight limit: both go") {
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).size() == 2);
+  }
+  SECTION("limit 1: the second waits for the first") {
+    r.f.options.max_in_flight_per_workload = 1;
+    Moves moves = r.run(&strategies::run_load_aware, seed_load_aware_args());
+    REQUIRE(moves.size() == 1);
+    std::string second = r.skip(moves[0].rfind("busy-1", 0) == 0 ? "busy-2" : "busy-1");
+    CHECK(second ==
+          "workload in flight: ReplicaSet apps/busy-rs has 1 pod(s) in flight (evicted, "
+          "terminating or not Ready), limit 1 (maxInFlightPerWorkload)");
+  }
+  SECTION("limit 1 with a pod of the workload already not Ready: none goes") {
+    r.f.options.max_in_flight_per_workload = 1;
+    Pod starting = owned_pod("busy-3", "cold", 100, "busy-rs");
+    starting.ready = false;
+    r.f.snapshot.pods.push_back(starting);
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+    CHECK(r.skip("busy-1").rfind("workload in flight: ReplicaSet apps/busy-rs has 1 pod(s)", 0) == 0);
+  }
+}
+
+// Within one plan: once a pod of a workload is planned onto a node, no pod of that workload leaves
+// that node in the same plan (the plan would undo its own move).
+TEST_CASE("the cool-down holds within one plan: a node that receives keeps the workload's pods") {
+  BalanceRun r;
+  r.f.snapshot.nodes = {make_node("hot"), make_node("cold")};
+  r.f.snapshot.pods = {owned_pod("busy-1", "hot", 4000, "busy-rs")};
+  r.f.usage = usage_of({{"hot", {99, 40}}, {"cold", {10, 10}}});
+  strategies::WorkloadMoves moved;
+  r.f.options.last_moved = &moved;
+  r.f.options.cooldown = std::chrono::minutes(30);
+  r.f.snapshot.pods.push_back(owned_pod("busy-2", "cold", 4000, "busy-rs"));
+  r.f.build();
+  r.f.ctx().evict(r.f.pod("busy-1"), r.f.node("cold"), "p", "LoadAware", "hot", nullptr);
+  CHECK(r.f.ctx().cooldown_reason(r.f.pod("busy-2")) ==
+        "workload cooling down: a pod of apps/ReplicaSet/busy-rs is planned hot -> cold this "
+        "cycle; moving one off cold would undo it, cool-down 30m");
+  CHECK(r.f.ctx().cooldown_return_reason(r.f.pod("busy-2"), r.f.node("hot")) ==
+        "workload cooling down: a pod of apps/ReplicaSet/busy-rs is planned off hot this cycle; "
+        "sending one back would undo it, cool-down 30m");
 }
 
 TEST_CASE("the cool-down leaves the deschedule plugins and finished pods alone") {

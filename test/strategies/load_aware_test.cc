@@ -249,15 +249,24 @@ TEST_CASE("LoadAware never uses a node without usage data as source or target") 
 
   r.f.snapshot.nodes.push_back(make_node("idle"));
   r.f.usage.nodes["idle"].cpu.percent = 5;
-  // idle is a target, but the scheduler ranks dark-empty as high (both without requests): the
-  // replacement may land where nobody knows the usage, so the pod stays.
+  // idle is a target, but the scheduler ranks dark-empty and busy as high (all three without
+  // requests): it picks one of the three at random. Two of three are acceptable landings, which
+  // is enough (PlanOptions::min_landing_chance, 66%): the pod moves, counted on idle.
+  REQUIRE(r.run(&strategies::run_load_aware, args) == Moves{"a->idle"});
+  CHECK(r.f.plan.evictions[0].placed() == r.f.node("idle"));
+  CHECK(r.reason(0).find("; lands on busy or idle (2 of 3 top nodes; 1 in 3 on dark-empty)") !=
+        std::string::npos);
+  // Asked for certainty, the replacement may land where nobody knows the usage: the pod stays.
+  r.f.options.min_landing_chance = 100;
   CHECK(r.run(&strategies::run_load_aware, args).empty());
   CHECK(r.skip("a").rfind("replacement would land on dark-empty, whose usage is unknown: "
                           "scheduler score dark-empty ",
                           0) == 0);
-  // dark-empty, busy and idle have no requests: the scheduler may pick any of the three.
-  CHECK(r.skip("a").find(" vs idle 487 (") != std::string::npos);
-  CHECK(r.skip("a").find("; 3 nodes tie at the top") != std::string::npos);
+  // dark-empty, busy and idle have no requests: the scheduler may pick any of the three
+  // (fit 100, balanced 100, taints 100, spread 100 with a's ReplicaSet's other pod on dark-hot).
+  CHECK(r.skip("a").find(" vs idle 687 (") != std::string::npos);
+  CHECK(r.skip("a").find("; 3 nodes tie at the top; 2 of 3 acceptable, a move needs 100.0%") !=
+        std::string::npos);
   // Without the prediction (the comparison), the target search alone sends it to idle.
   r.f.options.predict_landing = false;
   CHECK(r.run(&strategies::run_load_aware, args) == Moves{"a->idle"});
@@ -322,8 +331,12 @@ TEST_CASE("LoadAware gives up pods by priority, QoS, deletion cost, then newest"
 TEST_CASE("LoadAware prefers the pod that best covers the excess") {
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("hot"), make_node("idle")};
-  r.f.snapshot.pods = {owned_pod("small", "hot", 1000), owned_pod("right", "hot", 4000),
-                       owned_pod("mid", "hot", 2000), owned_pod("huge", "hot", 16000)};
+  // Each of its own ReplicaSet: spreading does not push a third replica back (see the
+  // scheduler model's system-default spreading).
+  r.f.snapshot.pods = {owned_pod("small", "hot", 1000, "rs-small"),
+                       owned_pod("right", "hot", 4000, "rs-right"),
+                       owned_pod("mid", "hot", 2000, "rs-mid"),
+                       owned_pod("huge", "hot", 16000, "rs-huge")};
   SECTION("one right-sized pod instead of many small ones") {
     r.f.usage = usage_of({{"hot", {92, 40}}, {"idle", {0, 0}}});  // excess 12: 12.5% covers
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()) == Moves{"right->idle"});
