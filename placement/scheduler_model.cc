@@ -84,18 +84,6 @@ void default_normalize(std::vector<int64_t>& scores, bool reverse) {
   }
 }
 
-constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
-
-// The owners whose pods kube-scheduler spreads by default (helper.DefaultSelector: Services,
-// ReplicationControllers, ReplicaSets, StatefulSets; Services are not in the snapshot).
-bool spread_by_default(const OwnerReference& owner) {
-  return owner.kind == "ReplicaSet" || owner.kind == "StatefulSet" ||
-         owner.kind == "ReplicationController";
-}
-std::string owner_key(const Pod& pod, const OwnerReference& owner) {
-  return owner.uid.empty() ? pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name : owner.uid;
-}
-
 }  // namespace
 
 const char* to_string(FitScoring::Type type) {
@@ -132,20 +120,7 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
     pod_nonzero_cpu_[pod] = pod_nonzero(snapshot.pods[pod], kCpu);
     pod_nonzero_memory_[pod] = pod_nonzero(snapshot.pods[pod], kMemory);
   }
-  if (profile_.system_default_spreading) {
-    for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
-      const OwnerReference* owner = snapshot.pods[pod].controller();
-      if (owner == nullptr || !spread_by_default(*owner)) continue;
-      owner_pods_[owner_key(snapshot.pods[pod], *owner)].push_back(pod);
-    }
-    std::unordered_map<std::string_view, int32_t> zones;
-    zone_of_.assign(snapshot.nodes.size(), -1);
-    for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
-      if (const std::string* zone = snapshot.nodes[node].meta.labels.find(kZoneLabel)) {
-        zone_of_[node] = zones.try_emplace(*zone, static_cast<int32_t>(zones.size())).first->second;
-      }
-    }
-  }
+  if (profile_.system_default_spreading) index_owners_and_zones();
   node_nonzero_cpu_.assign(snapshot.nodes.size(), 0);
   node_nonzero_memory_.assign(snapshot.nodes.size(), 0);
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
@@ -353,71 +328,6 @@ int64_t SchedulerModel::margin(PodId pod) const {
   return w.binpack + w.usage;
 }
 
-bool SchedulerModel::default_spreading(PodId pod) const {
-  const Pod& p = index_.snapshot().pods[pod];
-  if (!profile_.system_default_spreading || p.scheduler_name == "volcano" ||
-      !p.topology_spread.empty()) {
-    return false;
-  }
-  const OwnerReference* owner = p.controller();
-  return owner != nullptr && spread_by_default(*owner);
-}
-
-// PodTopologySpread's PreScore, Score and NormalizeScore with the system default constraints
-// (hostname maxSkew 3, zone maxSkew 5, ScheduleAnyway) and the owner's pods as the selector:
-// terminating and finished pods do not count, the evicted original neither; a pod the plan moved
-// counts where it was placed. Every candidate is scored (system defaults ignore no node); a node
-// without a zone gets the hostname part only.
-std::vector<int64_t> SchedulerModel::default_spread_scores(PodId pod,
-                                                           std::span<const NodeId> candidates,
-                                                           const Ledger& ledger) const {
-  const Snapshot& snapshot = index_.snapshot();
-  const Pod& p = snapshot.pods[pod];
-  std::vector<int64_t> out(candidates.size(), kMaxNodeScore);
-  if (candidates.empty()) return out;
-  const OwnerReference* owner = p.controller();
-  auto members = owner_pods_.find(owner_key(p, *owner));
-  std::unordered_map<NodeId, int64_t> on_host;
-  std::unordered_map<int32_t, int64_t> in_zone;
-  if (members != owner_pods_.end()) {
-    const Placer placer(index_);
-    for (PodId member : members->second) {
-      const Pod& m = snapshot.pods[member];
-      if (member == pod || m.terminated() || m.meta.deleting) continue;
-      NodeId at = ledger.planned_node(member);
-      if (at == kNoNode) at = index_.node_of(member);
-      if (at == kNoNode) continue;
-      ++on_host[at];
-      // Only nodes the incoming pod's node rules allow count toward a zone (NodeAffinityPolicy
-      // Honor; loadshift's node rules also check taints, which the scheduler ignores here).
-      if (zone_of_[at] >= 0 && placer.node_rules_pass(pod, at)) ++in_zone[zone_of_[at]];
-    }
-  }
-  std::unordered_map<int32_t, bool> domains;  // zone index (-1: no zone label) among candidates
-  for (NodeId node : candidates) domains.emplace(zone_of_[node], true);
-  const double host_weight = std::log(static_cast<double>(candidates.size()) + 2);
-  const double zone_weight = std::log(static_cast<double>(domains.size()) + 2);
-  std::vector<int64_t> raw(candidates.size());
-  for (size_t i = 0; i < candidates.size(); ++i) {
-    const NodeId node = candidates[i];
-    auto host = on_host.find(node);
-    double score = static_cast<double>(host == on_host.end() ? 0 : host->second) * host_weight +
-                   (3 - 1);
-    if (zone_of_[node] >= 0) {
-      auto zone = in_zone.find(zone_of_[node]);
-      score += static_cast<double>(zone == in_zone.end() ? 0 : zone->second) * zone_weight +
-               (5 - 1);
-    }
-    raw[i] = static_cast<int64_t>(std::llround(score));
-  }
-  const int64_t lo = *std::min_element(raw.begin(), raw.end());
-  const int64_t hi = *std::max_element(raw.begin(), raw.end());
-  for (size_t i = 0; i < raw.size(); ++i) {
-    out[i] = hi == 0 ? kMaxNodeScore : kMaxNodeScore * (hi + lo - raw[i]) / hi;
-  }
-  return out;
-}
-
 std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId> nodes,
                                               const Ledger& ledger) const {
   const Placer placer(index_);
@@ -470,9 +380,16 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
   const bool has_spread = rules != nullptr && !rules->soft_spread.empty();
   std::vector<int64_t> by_default;
   if (default_spreading(pod)) {
-    std::vector<NodeId> feasible(out.size());
-    for (size_t i = 0; i < out.size(); ++i) feasible[i] = out[i].node;
-    by_default = default_spread_scores(pod, feasible, ledger);
+    // Normalised over the feasible nodes, as the scheduler does.
+    std::vector<size_t> per_slot(zone_count_ + 1, 0);
+    std::vector<char> feasible(index_.snapshot().nodes.size(), 0);
+    for (const NodeScore& s : out) {
+      ++per_slot[zone_slot(s.node)];
+      feasible[s.node] = 1;
+    }
+    DefaultSpread spread(*this, pod, per_slot, out.size(),
+                         [&feasible](NodeId node) { return feasible[node] != 0; }, ledger);
+    for (const NodeScore& s : out) by_default.push_back(spread.score(s.node));
   }
   const Weights w = weights_for(volcano);
   for (size_t i = 0; i < out.size(); ++i) {

@@ -33,6 +33,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <span>
 #include <string>
@@ -213,11 +214,31 @@ class SchedulerModel {
   };
   Weights weights_for(bool volcano) const;
   // System-default spreading (SchedulerProfile::system_default_spreading): whether it applies to
-  // `pod`, and PodTopologySpread's normalised score (0..100) of each of `candidates` (the nodes
-  // it is scored among) with the plan's moves (`ledger`) in.
+  // `pod` (scheduler_model_spread.cc).
   bool default_spreading(PodId pod) const;
-  std::vector<int64_t> default_spread_scores(PodId pod, std::span<const NodeId> candidates,
-                                             const Ledger& ledger) const;
+  // The owners' pods and the nodes' zones, once (the constructor).
+  void index_owners_and_zones();
+  // A node's zone slot: 0 without a topology.kubernetes.io/zone label, z + 1 for zone z.
+  size_t zone_slot(NodeId node) const { return static_cast<size_t>(zone_of_[node] + 1); }
+  // PodTopologySpread's normalised score (0..100) of every candidate for one prediction of
+  // `pod`, with the plan's moves (`ledger`) in. The candidates are those `is_candidate` accepts:
+  // `candidates` of them, `per_slot[s]` in zone slot s. Marks the owner's pods in the model's
+  // scratch arrays until destroyed (one at a time per model).
+  class DefaultSpread {
+   public:
+    DefaultSpread(const SchedulerModel& model, PodId pod, std::span<const size_t> per_slot,
+                  size_t candidates, const std::function<bool(NodeId)>& is_candidate,
+                  const Ledger& ledger);
+    ~DefaultSpread();
+    DefaultSpread(const DefaultSpread&) = delete;
+    DefaultSpread& operator=(const DefaultSpread&) = delete;
+    int64_t score(NodeId node) const;
+
+   private:
+    const SchedulerModel& model_;
+    std::vector<NodeId> occupied_;  // nodes holding the owner's pods, each once
+    std::vector<int64_t> empty_;    // per zone slot: the score of a node without them
+  };
 
   // The fast path's node totals, kept between predictions for pods that score alike: the same
   // constraint class (tolerations, nodeSelector, required affinity: the node rules and the soft
@@ -248,6 +269,10 @@ class SchedulerModel {
   // selector system-default spreading counts), by owner uid.
   std::unordered_map<std::string, std::vector<PodId>> owner_pods_;
   std::vector<int32_t> zone_of_;  // per node: index of its topology.kubernetes.io/zone, -1 none
+  size_t zone_count_ = 0;
+  // DefaultSpread's scratch, per node: the owner's pods there and the node's score; all zero
+  // between predictions.
+  mutable std::vector<int64_t> host_count_, occupied_score_;
   // Per pod: cpu and memory requests with the scheduler's defaults for containers that request
   // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.
   std::vector<int64_t> pod_nonzero_cpu_, pod_nonzero_memory_;

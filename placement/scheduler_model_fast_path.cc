@@ -2,6 +2,7 @@
 // before the filters run, every node's total first, then the filters from the best total down;
 // the totals kept between predictions of pods that score alike.
 #include <algorithm>
+#include <optional>
 
 #include "placement/placer.h"
 #include "placement/scheduler_model.h"
@@ -98,6 +99,9 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   }
   std::vector<int64_t>& kept_totals = *kept;
   int64_t top = KeptTotals::kRefused;
+  const bool spreads = default_spreading(pod);
+  std::vector<size_t> per_slot(spreads ? zone_count_ + 1 : 0, 0);  // candidates per zone slot
+  size_t candidates = 0;
   for (NodeId node : nodes) {
     int64_t& total = kept_totals[node];
     if (total == KeptTotals::kUnset) {
@@ -106,28 +110,30 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
                   : KeptTotals::kRefused;
     }
     top = std::max(top, total);
+    if (spreads && total != KeptTotals::kRefused) {
+      ++per_slot[zone_slot(node)];
+      ++candidates;
+    }
   }
   if (top == KeptTotals::kRefused) return landing;
   // System-default spreading depends on where the owner's pods are: added to this prediction's
   // copy of the totals, normalised over the nodes that pass the node rules (the scheduler
   // normalises over the feasible nodes; the difference is the nodes whose resources do not fit).
-  std::vector<int64_t> spread;  // by node, when system-default spreading applies
+  std::optional<DefaultSpread> spread;
   std::vector<int64_t> with_spread;
   const std::vector<int64_t>* ranked_by = &kept_totals;
-  if (default_spreading(pod)) {
-    std::vector<NodeId> candidates;
-    for (NodeId node : nodes) {
-      if (kept_totals[node] != KeptTotals::kRefused) candidates.push_back(node);
-    }
-    std::vector<int64_t> scores = default_spread_scores(pod, candidates, ledger);
-    spread.assign(index_.snapshot().nodes.size(), 0);
+  if (spreads) {
+    spread.emplace(
+        *this, pod, per_slot, candidates,
+        [&kept_totals](NodeId node) { return kept_totals[node] != KeptTotals::kRefused; },
+        ledger);
     with_spread = kept_totals;
     const int64_t weight = weights_for(landing.volcano).spread;
     top = KeptTotals::kRefused;
-    for (size_t i = 0; i < candidates.size(); ++i) {
-      spread[candidates[i]] = scores[i];
-      with_spread[candidates[i]] += weight * scores[i];
-      top = std::max(top, with_spread[candidates[i]]);
+    for (NodeId node : nodes) {
+      if (with_spread[node] == KeptTotals::kRefused) continue;
+      with_spread[node] += weight * spread->score(node);
+      top = std::max(top, with_spread[node]);
     }
     ranked_by = &with_spread;
   }
@@ -171,8 +177,8 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   std::sort(landing.best.begin(), landing.best.end());
   auto detail = [&](NodeId node) {
     NodeScore s = fast_score(pod, node, ledger, landing.volcano);
-    if (!spread.empty()) {
-      s.spread = spread[node];
+    if (spread) {
+      s.spread = spread->score(node);
       s.total += weights_for(landing.volcano).spread * s.spread;
     }
     return s;

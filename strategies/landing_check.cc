@@ -55,6 +55,7 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     return out;
   }
   std::vector<double> amounts = caps.amounts(load);
+  const bool may_return = ctx.cooldown_may_refuse_return(pod);
   // Each node the scheduler may pick, equally likely: acceptable, or why not.
   std::vector<NodeId> acceptable;
   std::vector<std::pair<NodeId, std::string>> refused;
@@ -76,7 +77,8 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     } else if (const std::string* resource = caps.exceeded(node, amounts, predicted)) {
       why = "replacement would land on " + name(node) + " and push its " + *resource +
             " over targetThresholds";
-    } else if (std::optional<std::string> back = ctx.cooldown_return_reason(pod, node)) {
+    } else if (std::optional<std::string> back =
+                   may_return ? ctx.cooldown_return_reason(pod, node) : std::nullopt) {
       why = "replacement would land on " + name(node) + ", which its workload left (" + *back +
             ")";
     }
