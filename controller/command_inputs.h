@@ -3,6 +3,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -11,6 +12,7 @@
 #include "controller/commands.h"
 #include "controller/usage_sources.h"
 #include "metrics/usage.h"
+#include "placement/cluster_index.h"
 #include "placement/model.h"
 #include "policy/policy.h"
 #include "strategies/plan.h"
@@ -39,5 +41,25 @@ bool read_snapshot(const std::vector<std::string>& files, placement::Snapshot* s
 std::optional<metrics::UsageMap> fetch_usage(const UsageFlags& flags, const policy::Policy& policy,
                                              const placement::Snapshot& snapshot,
                                              std::ostream& err);
+
+// What `report` and `explain` plan from: the inputs read as ReportOptions say (policy, snapshot
+// files or the live cluster, usage, --at, the plan flags) and the plan made on them. Not movable:
+// the index refers to the snapshot.
+struct PlannedCluster {
+  policy::Policy policy;
+  placement::Snapshot snapshot;
+  std::unique_ptr<placement::ClusterIndex> index;
+  metrics::UsageMap usage;
+  policy::PlanSettings settings;  // the policy's loadshift section with the flags over it
+  strategies::PlanOptions options;
+  strategies::Plan plan;
+  PlannedCluster() = default;
+  PlannedCluster(const PlannedCluster&) = delete;
+  PlannedCluster& operator=(const PlannedCluster&) = delete;
+};
+
+// Reads the inputs and makes the plan (report_command.cc). False after writing to `err` every
+// problem with the flags or the inputs, each naming the flag or file.
+bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::ostream& err);
 
 }  // namespace loadshift::controller

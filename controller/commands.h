@@ -69,6 +69,21 @@ struct ReportOptions {
 // snapshot error, a usage source that cannot answer at all.
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err);
 
+// What `loadshift explain NAMESPACE/POD` was asked for: the report's inputs and one pod.
+struct ExplainOptions {
+  std::string pod;  // NAMESPACE/NAME (required)
+  ReportOptions report;  // policy, snapshot or live cluster, usage, --at, plan flags
+  std::string output = "table";  // --output table|json
+};
+
+// `loadshift explain`: for one pod, what each enabled plugin did with it and why (the plan's
+// decision or skip reason, the class of its node), every node's placement verdict with its
+// reason, the scheduler model's score per plugin on every feasible node, and the nodes the
+// scheduler may pick for its replacement with their chance. This is what a user runs when
+// loadshift "does nothing". Returns 0, or 2 after writing to `err` what is wrong with the flags
+// or the inputs (a pod that is not in the snapshot included).
+int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& err);
+
 // What `loadshift simulate` was asked for.
 struct SimulateOptions {
   std::string policy_file;                  // --policy FILE (required)

@@ -130,6 +130,30 @@ int main(int argc, char** argv) {
     exit_code = loadshift::controller::run_report(report_options, std::cout, std::cerr);
   });
 
+  loadshift::controller::ExplainOptions explain_options;
+  PlanFlagValues explain_plan;
+  auto* explain = app.add_subcommand(
+      "explain",
+      "For one pod: what each plugin did with it and why, every node's verdict and scheduler "
+      "score, where its replacement would land");
+  explain->add_option("pod", explain_options.pod, "The pod, as NAMESPACE/NAME")->required();
+  explain->add_option("--policy", explain_options.report.policy_file,
+                      "DeschedulerPolicy file (bare or in a ConfigMap)");
+  explain->add_option("--snapshot", explain_options.report.snapshot_files,
+                      "Kubernetes JSON or YAML file (repeatable); none: read the live cluster");
+  add_kube_flags(explain, explain_options.report.kube);
+  explain->add_option("--usage", explain_options.report.usage_file,
+                      "Node usage JSON file; not with --prometheus");
+  explain->add_option("--prometheus", explain_options.report.prometheus_url,
+                      "Prometheus base URL, replacing the policy's");
+  explain->add_option("--at", explain_options.report.at, "Evaluation time, RFC 3339; default: now");
+  explain->add_option("--output", explain_options.output, "table (default) or json");
+  add_plan_flags(explain, explain_plan);
+  explain->callback([&] {
+    explain_options.report.plan = given_plan_flags(explain, explain_plan);
+    exit_code = loadshift::controller::run_explain(explain_options, std::cout, std::cerr);
+  });
+
   loadshift::controller::SnapshotOptions snapshot_options;
   auto* snapshot = app.add_subcommand(
       "snapshot", "Save the live cluster (and its usage) for `report --snapshot ... --usage ...`");

@@ -1,6 +1,7 @@
 // `loadshift report`: flags -> policy, snapshot, usage -> make_plan -> the report.
 #include <chrono>
 #include <exception>
+#include <memory>
 #include <optional>
 
 #include "controller/command_inputs.h"
@@ -53,34 +54,39 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
 
 }  // namespace
 
-int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::ostream& err) {
   std::optional<std::chrono::system_clock::time_point> at;
   strategies::PlanOverrides overrides;
-  if (!check_flags(options, err, &at, &overrides)) return 2;
-  ReportFormat format = *parse_report_format(options.output);
-
+  if (!check_flags(options, err, &at, &overrides)) return false;
   std::optional<policy::Policy> policy = load_policy(options.policy_file, err);
-  if (!policy) return 2;
-
-  placement::Snapshot snapshot;
+  if (!policy) return false;
+  cluster->policy = std::move(*policy);
   if (options.snapshot_files.empty()) {
-    if (!read_live_cluster(options.kube, &snapshot, err)) return 2;
-  } else if (!read_snapshot(options.snapshot_files, &snapshot, err)) {
-    return 2;
+    if (!read_live_cluster(options.kube, &cluster->snapshot, err)) return false;
+  } else if (!read_snapshot(options.snapshot_files, &cluster->snapshot, err)) {
+    return false;
   }
-  placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
-
+  cluster->index = std::make_unique<placement::ClusterIndex>(
+      cluster->snapshot, strategies::placement_options(cluster->policy));
   UsageFlags flags{options.usage_file, options.prometheus_url, at, std::nullopt};
-  std::optional<metrics::UsageMap> usage = fetch_usage(flags, *policy, snapshot, err);
-  if (!usage) return 2;
+  std::optional<metrics::UsageMap> usage =
+      fetch_usage(flags, cluster->policy, cluster->snapshot, err);
+  if (!usage) return false;
+  cluster->usage = std::move(*usage);
+  cluster->settings = strategies::effective_settings(cluster->policy.loadshift, overrides);
+  cluster->options =
+      strategies::plan_options(cluster->settings, at.value_or(std::chrono::system_clock::now()));
+  cluster->plan =
+      strategies::make_plan(*cluster->index, cluster->usage, cluster->policy, cluster->options);
+  return true;
+}
 
-  strategies::PlanOptions plan_options = strategies::plan_options(
-      strategies::effective_settings(policy->loadshift, overrides),
-      at.value_or(std::chrono::system_clock::now()));
-  strategies::Plan plan = strategies::make_plan(index, *usage, *policy, plan_options);
-
-  ReportStyle style{options.colour, placement::format_rfc3339(plan_options.now)};
-  write_report(index, plan, *usage, format, style, out);
+int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
+  PlannedCluster cluster;
+  if (!plan_cluster(options, &cluster, err)) return 2;
+  ReportStyle style{options.colour, placement::format_rfc3339(cluster.options.now)};
+  write_report(*cluster.index, cluster.plan, cluster.usage, *parse_report_format(options.output),
+               style, out);
   return 0;
 }
 
