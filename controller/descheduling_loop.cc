@@ -208,6 +208,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                                 "and DefaultEvictor's namespaceLabelSelector fall back, see "
                                 "docs/cluster-access.md); grant list and watch to fix"}});
     }
+    // A reload that lengthens the cool-down (or turns it on) reads the Events again: moves pruned
+    // under the shorter window may still be in them.
+    if (cooldown > moves_window_) moves_rebuilt_ = false;
+    moves_window_ = cooldown;
     if (cooldown.count() > 0 && !moves_rebuilt_) rebuild_moves(cooldown);
     // Usage first, then the snapshot: the fetch's answers (large with per-pod usage) are freed
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
@@ -336,8 +340,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
     metrics_.record_soft_taints(taints.tainted, taints.added, taints.removed, taints.failed);
     ExecutionSummary summary = executor.execute(index, plan, may_write, &taints.writes);
-    // The cool-down starts at every eviction the API accepted.
-    const auto evicted_at = std::chrono::system_clock::now();
+    // Every eviction the API accepted joins the cool-down, at the time its request was sent.
     for (const ExecutedEviction& done : summary.evictions) {
       if (done.outcome != "evicted") continue;
       const strategies::EvictionDecision& decision = plan.evictions[done.decision];
@@ -348,7 +351,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
         return node == placement::kNoNode ? std::string() : snapshot.nodes[node].meta.name;
       };
       last_moved_[workload].push_back(
-          strategies::WorkloadMove{name(decision.node), name(decision.placed()), evicted_at});
+          strategies::WorkloadMove{name(decision.node), name(decision.placed()), done.sent});
     }
     outcome.evicted = summary.evicted;
     outcome.failed = summary.failed;

@@ -90,6 +90,7 @@ class DeschedulingLoop {
   // were read since this replica started or last became leader.
   strategies::WorkloadMoves last_moved_;
   bool moves_rebuilt_ = false;
+  std::chrono::seconds moves_window_{0};  // the cool-down the moves were last kept for
 
   mutable std::mutex mutex_;
   std::chrono::steady_clock::time_point last_cycle_end_{};

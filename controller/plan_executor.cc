@@ -170,6 +170,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
       }
     }
 
+    const auto sent = std::chrono::system_clock::now();
     EvictionOutcome outcome = evictor_.evict(pod, may_evict);
     if (outcome.stopped) {  // the permission went away between two attempts
       stop_here(outcome.detail);
@@ -197,12 +198,20 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         log_line(spdlog::level::info, "evicted", fields);
         metrics_.count_eviction("success", decision.strategy, decision.profile, pod.meta.namespace_,
                                 node, workload.kind, workload.name);
-        std::string event_error = evictor_.post_event(
-            pod, {"Normal", decision.strategy,
-                  "pod evicted from node " + node + " by loadshift: " + decision.reason, node,
-                  decision.placed() == placement::kNoNode
-                      ? std::string()
-                      : snap.nodes[decision.placed()].meta.name});
+        // A finished pod's removal is no move: its Event names no nodes and says so, so that a
+        // restarted controller's cool-down leaves it out (workload_moves.h).
+        EventNote note{"Normal", decision.strategy,
+                       "pod evicted from node " + node + " by loadshift: " + decision.reason, "",
+                       ""};
+        if (pod.terminated()) {
+          note.finished = true;
+        } else {
+          note.from_node = node;
+          if (decision.placed() != placement::kNoNode) {
+            note.to_node = snap.nodes[decision.placed()].meta.name;
+          }
+        }
+        std::string event_error = evictor_.post_event(pod, note);
         if (!event_error.empty()) {
           log_line(spdlog::level::warn, "event not written", {{"error", event_error}});
         }
@@ -239,7 +248,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
         }
         break;
     }
-    summary.evictions.push_back({i, result, outcome.detail});
+    summary.evictions.push_back({i, result, outcome.detail, sent});
   }
   // The plan's own limit skips, under the descheduler's result labels.
   for (const strategies::SkippedPod& skipped : plan.skipped) {

@@ -15,6 +15,7 @@
 // go to the log, the metrics and, as the descheduler does, Events on the pods.
 #pragma once
 
+#include <chrono>
 #include <functional>
 #include <map>
 #include <string>
@@ -39,6 +40,8 @@ struct ExecutedEviction {
   // "evicted", "blocked_by_pdb", "gone", "replaced", "failed", or "skipped"
   std::string outcome;
   std::string detail;  // the API's message or the skip reason
+  // When the eviction request was sent (the move's time for the cool-down); unset when skipped.
+  std::chrono::system_clock::time_point sent{};
 };
 
 struct ExecutionSummary {

@@ -189,6 +189,7 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
   json annotations = json::object();
   if (!event.from_node.empty()) annotations[kFromNodeAnnotation] = event.from_node;
   if (!event.to_node.empty()) annotations[kToNodeAnnotation] = event.to_node;
+  if (event.finished) annotations[kFinishedAnnotation] = "true";
   if (!annotations.empty()) body["metadata"]["annotations"] = std::move(annotations);
   // The workload, so that a restarted controller finds when it last moved one of its pods
   // (workload_moves.h reads it back).

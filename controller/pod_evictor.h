@@ -59,11 +59,14 @@ struct EventNote {
   // and where the plan counted its replacement, written as the Event's annotations
   // loadshift.io/from-node and loadshift.io/to-node when not empty.
   std::string from_node, to_node;
+  // The pod had finished (its removal moves nothing): annotation loadshift.io/finished "true".
+  bool finished = false;
 };
 
 // The annotations of an eviction Event that name the move.
 inline constexpr const char* kFromNodeAnnotation = "loadshift.io/from-node";
 inline constexpr const char* kToNodeAnnotation = "loadshift.io/to-node";
+inline constexpr const char* kFinishedAnnotation = "loadshift.io/finished";
 
 class PodEvictor {
  public:

@@ -57,6 +57,8 @@ std::string workload_of_event(const json& event, strategies::WorkloadMove* move)
   if (meta != event.end() && meta->is_object()) {
     auto annotations = meta->find("annotations");
     if (annotations != meta->end() && annotations->is_object()) {
+      // A finished pod's removal moved nothing.
+      if (string_field(*annotations, kFinishedAnnotation) == "true") return "";
       move->from = string_field(*annotations, kFromNodeAnnotation);
       move->to = string_field(*annotations, kToNodeAnnotation);
     }

@@ -29,7 +29,8 @@ inline constexpr const char* kReportingController = "loadshift.io/descheduler";
 // Event is not one of loadshift's eviction Events with a `related` controller (see above).
 // `move` receives the move: its time (eventTime, or series.lastObservedTime when later) and its
 // nodes from the annotations loadshift.io/from-node and loadshift.io/to-node ("" when absent: an
-// Event of an older loadshift). An Event without a readable eventTime or series time gives "".
+// Event of an older loadshift). The Event of a finished pod's removal (annotation
+// loadshift.io/finished "true") is no move: "" too. An Event without a readable eventTime or series time gives "".
 std::string workload_of_event(const nlohmann::json& event, strategies::WorkloadMove* move);
 
 struct MovesRebuild {

@@ -2,6 +2,7 @@
 // Volcano scheduler's plugins.
 #include "policy/plan_settings.h"
 
+#include <cctype>
 #include <string>
 
 #include "policy/shared_args.h"
@@ -55,7 +56,23 @@ VolcanoScheduler read_volcano_scheduler(FieldReader& section) {
     std::optional<std::string> name = plugin.string("name", true);
     if (!name) continue;
     std::optional<FieldReader> arguments = plugin.object("arguments");
-    if (*name == "nodeorder") {
+    // Volcano's per-plugin switches (enablePreemptable, enableJobOrder, enableNodeOrder, ...):
+    // booleans, read so that a tier list pastes unchanged; enableNodeOrder: false turns a plugin's
+    // scoring off, enablePredicate (usage) its filter.
+    bool scores = true;
+    for (const auto& entry : plugin.node()) {
+      if (!entry.first.IsScalar()) continue;  // finish() reports it
+      const std::string key = entry.first.Scalar();
+      if (key.size() <= 6 || !key.starts_with("enable") || !std::isupper(key[6]) ||
+          key == "enablePredicate") {
+        continue;
+      }
+      std::optional<bool> on = plugin.boolean(key);
+      if (key == "enableNodeOrder" && on) scores = *on;
+    }
+    if (!scores && (*name == "nodeorder" || *name == "binpack")) {
+      plugin.accept({"arguments"});
+    } else if (*name == "nodeorder") {
       out.nodeorder = true;
       if (arguments) {
         plugin.error_at("arguments",
@@ -79,6 +96,7 @@ VolcanoScheduler read_volcano_scheduler(FieldReader& section) {
         read_usage_arguments(*arguments, usage);
         arguments->finish();
       }
+      if (!scores) usage.weight = 0;  // enableNodeOrder: false: the filter alone
       out.usage = usage;
     } else if (non_scoring_volcano_plugin(*name)) {
       plugin.accept({"arguments"});

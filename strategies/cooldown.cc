@@ -47,8 +47,9 @@ bool Cooldown::started_since(const std::string& workload, std::string_view node,
   }
   auto it = live_->find(workload);
   if (it == live_->end()) return false;
-  // creationTimestamp has whole seconds: a replacement created in the second of the move counts.
-  const Clock::time_point second = std::chrono::floor<std::chrono::seconds>(since);
+  // creationTimestamp has whole seconds and the API server's clock: a pod created up to
+  // kClockSlack before the move (as this process's clock says) counts as started since.
+  const Clock::time_point second = std::chrono::floor<std::chrono::seconds>(since) - kClockSlack;
   for (const LivePod& pod : it->second) {
     // A pod without a readable creationTimestamp (a hand-written file) counts as an old one.
     if (*pod.node == node && pod.created && *pod.created >= second) return true;
@@ -80,6 +81,18 @@ std::optional<std::string> Cooldown::leaving(placement::PodId pod_id,
     if (!m.to.empty() && m.to == node) {
       return "workload cooling down: " + moved + from + " -> " + m.to + " " + when(found) +
              "; moving one off " + std::string(node) + " would undo it" + suffix();
+    }
+    if (!found.planned && m.from == node) {
+      // A replacement that came back to the node the move left: that one stays; the workload's
+      // other pods there may still leave (relief goes on).
+      std::optional<Clock::time_point> created =
+          placement::parse_rfc3339(pod.meta.creation_timestamp);
+      if (created && *created >= std::chrono::floor<std::chrono::seconds>(m.at) - kClockSlack) {
+        return "workload cooling down: a pod of " + workload + " moved off " + from + " " +
+               when(found) + " and this one started there since; moving it off " +
+               std::string(node) + " again would undo it" + suffix();
+      }
+      continue;
     }
     if (!found.planned && started_since(workload, node, m.at)) {
       return "workload cooling down: " + moved + "off " + from + " " + when(found) +

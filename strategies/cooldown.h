@@ -5,7 +5,9 @@
 //  - evict a running pod of the workload from a node that received one of its pods: the node the
 //    move sent its replacement to, or a node where a pod of the workload started since the move
 //    (a replacement the scheduler put elsewhere than predicted, or one whose destination loadshift
-//    did not record) — `leaving()`;
+//    did not record) — `leaving()`; on the node the move left only a pod that started there
+//    since (the replacement came back) stays: the workload's other pods there may still leave; on the node the move left, only a pod that started there
+//    since (the replacement came back) stays, the workload's other pods there may still leave;
 //  - send a replacement of the workload to a node the workload left — `returning()`.
 // The moves are those the controller remembers (PlanOptions::last_moved) and those planned
 // earlier in the same plan (record()). Internal to strategies/.
@@ -61,6 +63,9 @@ class Cooldown {
   // `since` (its creationTimestamp).
   bool started_since(const std::string& workload, std::string_view node,
                      Clock::time_point since) const;
+  // How far before a move a pod's creationTimestamp may be and still count as started since it:
+  // the timestamp's whole seconds and the API server's clock against this process's.
+  static constexpr std::chrono::seconds kClockSlack{5};
   std::string when(const Found& found) const;  // "4m ago", "just now", "this cycle"
   std::string suffix() const;                  // ", cool-down 30m"
 

@@ -91,6 +91,8 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
   const size_t n = landing.best.size();
   const double chance = 100.0 * static_cast<double>(acceptable.size()) / static_cast<double>(n);
   if (acceptable.empty() || chance < ctx.options().min_landing_chance) {
+    out.back_on_source = std::any_of(refused.begin(), refused.end(),
+                                     [source](const auto& r) { return r.first == source; });
     const auto& [node, why] = refused.front();
     out.problem = why + ": " + scores_text(model, landing, node, target);
     if (n > 1) {
@@ -112,9 +114,14 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     if (acceptable.size() > 4) names += " or " + std::to_string(acceptable.size() - 4) + " more";
     out.note = "; lands on " + names + " (" + std::to_string(acceptable.size()) + " of " +
                std::to_string(n) + " top nodes";
-    for (const auto& [node, why] : refused) {
+    for (size_t i = 0; i < refused.size() && i < 4; ++i) {
+      const NodeId node = refused[i].first;
       out.note += std::string("; 1 in ") + std::to_string(n) +
                   (node == source ? " back on " + name(node) : " on " + name(node));
+    }
+    if (refused.size() > 4) {
+      out.note += "; " + std::to_string(refused.size() - 4) + " in " + std::to_string(n) +
+                  " on other nodes";
     }
     out.note += ")";
   }

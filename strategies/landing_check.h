@@ -26,6 +26,9 @@ struct LandingVerdict {
   // nodes; 1 in 3 back on te3)") and, when the landing differs from the target, "; the scheduler
   // is predicted to place the replacement on te7 (score ...), not te8 (...)"; else empty.
   std::string note;
+  // The pod stays because its replacement may land back on `source` by the scores (not because a
+  // DaemonSet recreates it there): the soft taint would change that.
+  bool back_on_source = false;
 };
 
 // Checks every node the scheduler may pick for the replacement of `pod` (those tied at the top

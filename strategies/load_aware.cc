@@ -417,8 +417,7 @@ class LoadAware {
         landing =
             check_landing(ctx_, pod, source, target, predicted_, caps_, classified_, chosen.load);
         if (!landing.problem.empty()) {
-          comes_back = comes_back ||
-                       landing.problem.starts_with("replacement would land back on " + name(source));
+          comes_back = comes_back || landing.back_on_source;
           ctx_.skip(pod, kName, std::move(landing.problem));
           continue;
         }
@@ -437,8 +436,8 @@ class LoadAware {
       if (comes_back && !ctx_.options().soft_taint_hot_nodes) {
         ctx_.plan().notes.push_back(
             "LoadAware: " + name(source) +
-            " can only be relieved with the soft taint: the scheduler would put its pods' "
-            "replacements back on it (by requests it looks the emptiest); turn it on with "
+            " needs the soft taint: the scheduler would put pods' replacements back on it "
+            "(by requests it looks the emptiest); turn it on with "
             "`loadshift: {softTaintHotNodes: true}` in the policy or --soft-taint-hot-nodes "
             "(run needs nodes patch: the soft-taint overlay), and see the plan with "
             "`loadshift report --soft-taint-hot-nodes`");

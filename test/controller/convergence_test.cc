@@ -150,7 +150,7 @@ TEST_CASE("convergence (c): the least-requested hot node moves only with the sof
     std::ostringstream out, err;
     REQUIRE(run_report(r, out, err) == 0);
     CHECK_THAT(out.str(), Catch::Contains("replacement would land back on pp1"));
-    CHECK_THAT(out.str(), Catch::Contains("pp1 can only be relieved with the soft taint"));
+    CHECK_THAT(out.str(), Catch::Contains("pp1 needs the soft taint: the scheduler would put pods' replacements back"));
     CHECK_THAT(out.str(), Catch::Contains("`loadshift: {softTaintHotNodes: true}` in the policy"));
     // And the report with the soft taint shows the plan the controller would then carry out.
     r.plan.soft_taint_hot_nodes = true;

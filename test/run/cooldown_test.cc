@@ -183,6 +183,21 @@ TEST_CASE("cool-down: two pods of one workload leave the hot node in two cycles;
   }
 }
 
+TEST_CASE("cool-down: an Event reads back as a move with its nodes; a finished pod's is none",
+          "[run][cooldown]") {
+  const auto at = std::chrono::system_clock::now() - std::chrono::minutes(3);
+  nlohmann::json event = eviction_event("a", "ns1", "web-1", at);
+  event["metadata"]["annotations"] = {{"loadshift.io/from-node", "te3"},
+                                      {"loadshift.io/to-node", "te8"}};
+  strategies::WorkloadMove move;
+  CHECK(controller::workload_of_event(event, &move) == "ns1/ReplicaSet/web-1");
+  CHECK(move.from == "te3");
+  CHECK(move.to == "te8");
+  CHECK(std::chrono::abs(move.at - at) < std::chrono::milliseconds(1));
+  event["metadata"]["annotations"] = {{"loadshift.io/finished", "true"}};
+  CHECK(controller::workload_of_event(event, &move).empty());
+}
+
 TEST_CASE("cool-down: a refused Events list warns and the controller still evicts",
           "[run][cooldown]") {
   SeedCluster world;

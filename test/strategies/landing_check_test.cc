@@ -163,6 +163,15 @@ TEST_CASE("per-workload cool-down: a move is not undone within the window") {
           "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved off far 5m ago and a "
           "pod of it started on hot since; moving one off hot would undo it, cool-down 10m");
   }
+  SECTION("a replacement that came back to the node its move left stays there") {
+    moved["apps/ReplicaSet/busy-rs"] = {{"hot", "cold", five_ago}};
+    r.f.snapshot.pods[0].meta.creation_timestamp =
+        placement::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
+    CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
+    CHECK(r.skip("busy") ==
+          "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved off hot 5m ago and this "
+          "one started there since; moving it off hot again would undo it, cool-down 10m");
+  }
   SECTION("no replacement goes back to a node the workload left") {
     moved["apps/ReplicaSet/busy-rs"] = {{"cold", "far", five_ago}};
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
