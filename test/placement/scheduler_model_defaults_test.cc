@@ -9,19 +9,12 @@
 #include "placement/cluster_index.h"
 #include "placement/scheduler_model.h"
 #include "test/placement/builders.h"
+#include "test/placement/node_scores.h"
 
 namespace loadshift::testing {
 namespace {
 
 constexpr int64_t kGi = int64_t{1} << 30;
-
-const NodeScore& score_of(const std::vector<NodeScore>& scores, NodeId node) {
-  for (const NodeScore& s : scores) {
-    if (s.node == node) return s;
-  }
-  FAIL("node " << node << " not scored");
-  return scores.front();
-}
 
 // a, b, c in zone z1, 16 cpu each; ReplicaSet web: two pods on a, one on b, and the one evicted
 // (the pod predicted) on c.

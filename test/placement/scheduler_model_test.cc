@@ -11,6 +11,7 @@
 
 #include "placement/cluster_index.h"
 #include "test/placement/builders.h"
+#include "test/placement/node_scores.h"
 
 namespace loadshift::testing {
 namespace {
@@ -30,14 +31,6 @@ Snapshot two_nodes_and_home() {
   mover.owners.push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   return s;
-}
-
-const NodeScore& score_of(const std::vector<NodeScore>& scores, NodeId node) {
-  for (const NodeScore& s : scores) {
-    if (s.node == node) return s;
-  }
-  FAIL("node " << node << " not scored");
-  return scores.front();
 }
 
 const std::vector<NodeId> kAll{0, 1, 2};
