@@ -48,7 +48,15 @@ void read_usage_arguments(FieldReader& arguments, VolcanoUsagePlugin& usage) {
 VolcanoScheduler read_volcano_scheduler(FieldReader& section) {
   VolcanoScheduler out;
   std::vector<FieldReader> plugins = section.object_list("plugins", true);
-  if (plugins.empty()) return out;
+  if (plugins.empty()) {
+    YAML::Node given = section.get("plugins");
+    if (given.IsDefined() && given.IsSequence()) {
+      section.error_at("plugins",
+                       "expected at least one plugin (omit volcanoScheduler for Volcano's Helm "
+                       "chart configuration, nodeorder + binpack)");
+    }
+    return out;
+  }
   out.nodeorder = false;
   out.binpack_weight.reset();
   for (FieldReader& plugin : plugins) {

@@ -126,3 +126,11 @@ TEST_CASE("loadshift section: errors name the place and what was expected",
                  "expected an integer in 0..100, found null",
 }));
 }
+
+TEST_CASE("loadshift section: an empty Volcano plugin list is an error, not the default",
+          "[policy][plan-settings]") {
+  Loaded loaded = load_text(with_section("  volcanoScheduler: {plugins: []}\n"));
+  REQUIRE(loaded.errors.size() == 1);
+  CHECK_THAT(loaded.errors[0], Contains("loadshift.volcanoScheduler.plugins: expected at least one "
+                                        "plugin"));
+}
