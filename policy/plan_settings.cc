@@ -71,8 +71,8 @@ VolcanoScheduler read_volcano_scheduler(FieldReader& section) {
     for (const auto& entry : plugin.node()) {
       if (!entry.first.IsScalar()) continue;  // finish() reports it
       const std::string key = entry.first.Scalar();
-      if (key.size() <= 6 || !key.starts_with("enable") || !std::isupper(key[6]) ||
-          key == "enablePredicate") {
+      if (key.size() <= 6 || !key.starts_with("enable") ||
+          !std::isupper(static_cast<unsigned char>(key[6]))) {
         continue;
       }
       std::optional<bool> on = plugin.boolean(key);
