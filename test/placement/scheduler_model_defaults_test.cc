@@ -163,14 +163,16 @@ TEST_CASE("Volcano without binpack or without nodeorder scores only what is conf
   SchedulerProfile no_binpack;
   no_binpack.volcano_binpack_weight = 0;
   SchedulerModel a(index, no_binpack);
-  const NodeScore& c = score_of(a.scores(3, kAbc, ledger), 2);
+  const std::vector<NodeScore> without_binpack = a.scores(3, kAbc, ledger);
+  const NodeScore& c = score_of(without_binpack, 2);
   CHECK(c.total == c.fit + c.balanced + 3 * c.taint);
   CHECK(a.margin(3) == 0);
 
   SchedulerProfile only_binpack;
   only_binpack.volcano_nodeorder = false;
   SchedulerModel b(index, only_binpack);
-  const NodeScore& cb = score_of(b.scores(3, kAbc, ledger), 2);
+  const std::vector<NodeScore> binpack_alone = b.scores(3, kAbc, ledger);
+  const NodeScore& cb = score_of(binpack_alone, 2);
   CHECK(cb.total == cb.binpack);
 }
 
