@@ -16,31 +16,29 @@ constexpr int64_t kMaxCustomPriorityScore = 10;
 constexpr int64_t kDefaultMilliCpu = 100;
 constexpr int64_t kDefaultMemory = int64_t{200} * 1024 * 1024;
 
-// A container's request with the scheduler's default for an absent (here: zero) cpu or memory.
-int64_t nonzero(const Container& c, std::string_view resource) {
-  int64_t amount = c.requests.get(resource);
-  if (amount != 0) return amount;
-  if (resource == kCpu) return kDefaultMilliCpu;
-  if (resource == kMemory) return kDefaultMemory;
-  return 0;
+// A container's request of cpu (`cpu`) or memory with the scheduler's default for an absent
+// (here: zero) one.
+int64_t nonzero(const Container& c, bool cpu) {
+  const int64_t amount = cpu ? c.requests.cpu_milli : c.requests.memory;
+  return amount != 0 ? amount : cpu ? kDefaultMilliCpu : kDefaultMemory;
 }
 
-// The pod's request of cpu or memory as NodeResourcesFit counts it: containers (sidecars
+// The pod's request of cpu (`cpu`) or memory as NodeResourcesFit counts it: containers (sidecars
 // included) summed, the max with each init container, plus overhead; defaults for containers
 // that request none.
-int64_t pod_nonzero(const Pod& pod, std::string_view resource) {
+int64_t pod_nonzero(const Pod& pod, bool cpu) {
   int64_t sum = 0;
-  for (const Container& c : pod.containers) sum += nonzero(c, resource);
+  for (const Container& c : pod.containers) sum += nonzero(c, cpu);
   int64_t sidecars = 0;
   int64_t init_max = 0;
   for (const Container& c : pod.init_containers) {
     if (c.restart_always) {
-      sidecars += nonzero(c, resource);
+      sidecars += nonzero(c, cpu);
       continue;
     }
-    init_max = std::max(init_max, sidecars + nonzero(c, resource));
+    init_max = std::max(init_max, sidecars + nonzero(c, cpu));
   }
-  return std::max(sum + sidecars, init_max) + pod.overhead.get(resource);
+  return std::max(sum + sidecars, init_max) + (cpu ? pod.overhead.cpu_milli : pod.overhead.memory);
 }
 
 // noderesources' leastRequestedScore, mostRequestedScore.
@@ -117,13 +115,15 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
   pod_nonzero_cpu_.resize(snapshot.pods.size());
   pod_nonzero_memory_.resize(snapshot.pods.size());
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
-    pod_nonzero_cpu_[pod] = pod_nonzero(snapshot.pods[pod], kCpu);
-    pod_nonzero_memory_[pod] = pod_nonzero(snapshot.pods[pod], kMemory);
+    pod_nonzero_cpu_[pod] = pod_nonzero(snapshot.pods[pod], /*cpu=*/true);
+    pod_nonzero_memory_[pod] = pod_nonzero(snapshot.pods[pod], /*cpu=*/false);
   }
   if (profile_.system_default_spreading) index_owners_and_zones();
   node_nonzero_cpu_.assign(snapshot.nodes.size(), 0);
   node_nonzero_memory_.assign(snapshot.nodes.size(), 0);
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
+    node_allocatable_cpu_.push_back(snapshot.nodes[node].allocatable.cpu_milli);
+    node_allocatable_memory_.push_back(snapshot.nodes[node].allocatable.memory);
     for (PodId pod : index.pods_on(node)) {
       node_nonzero_cpu_[node] += pod_nonzero_cpu_[pod];
       node_nonzero_memory_[node] += pod_nonzero_memory_[pod];
@@ -173,8 +173,8 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
   const FitScoring::Type type = volcano ? FitScoring::Type::kLeastAllocated : profile_.fit.type;
   int64_t sum = 0, weights = 0;
   for (const FitResource& r : volcano ? kVolcano : fit_resources_) {
-    int64_t allocatable = r.kind == FitResource::kCpu      ? n.allocatable.cpu_milli
-                          : r.kind == FitResource::kMemory ? n.allocatable.memory
+    int64_t allocatable = r.kind == FitResource::kCpu      ? node_allocatable_cpu_[node]
+                          : r.kind == FitResource::kMemory ? node_allocatable_memory_[node]
                                                            : n.allocatable.get(*r.name);
     if (allocatable == 0) continue;
     int64_t request = r.kind == FitResource::kCpu      ? pod_nonzero_cpu_[pod]
@@ -214,7 +214,6 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
 // without defaults, the pod's included; each capped at 1).
 int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& ledger,
                                        bool without_self) const {
-  const Node& n = index_.snapshot().nodes[node];
   double fractions[2] = {0, 0};
   size_t count = 0;
   const ResourceList& on_node = index_.requested(node);
@@ -226,8 +225,9 @@ int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& led
     fractions[count++] =
         std::min(1.0, static_cast<double>(requested) / static_cast<double>(allocatable));
   };
-  add(n.allocatable.cpu_milli, on_node.cpu_milli + reserved.cpu_milli + self * request.cpu_milli);
-  add(n.allocatable.memory, on_node.memory + reserved.memory + self * request.memory);
+  add(node_allocatable_cpu_[node],
+      on_node.cpu_milli + reserved.cpu_milli + self * request.cpu_milli);
+  add(node_allocatable_memory_[node], on_node.memory + reserved.memory + self * request.memory);
   double std_dev = count == 2 ? std::abs((fractions[0] - fractions[1]) / 2) : 0.0;
   return static_cast<int64_t>((1 - std_dev) * static_cast<double>(kMaxNodeScore));
 }
@@ -236,14 +236,14 @@ int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& led
 // placing over allocatable; a resource that would not fit scores 0 but keeps its weight.
 int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledger,
                                       bool without_self) const {
-  const Node& n = index_.snapshot().nodes[node];
   double sum = 0;
   int64_t weights = 0;
   for (bool cpu : {true, false}) {
     int64_t request = cpu ? index_.requests(pod).cpu_milli : index_.requests(pod).memory;
     if (request == 0) continue;
     ++weights;
-    double allocatable = static_cast<double>(cpu ? n.allocatable.cpu_milli : n.allocatable.memory);
+    double allocatable =
+        static_cast<double>(cpu ? node_allocatable_cpu_[node] : node_allocatable_memory_[node]);
     int64_t on_node = cpu ? index_.requested(node).cpu_milli + ledger.reserved(node).cpu_milli
                           : index_.requested(node).memory + ledger.reserved(node).memory;
     double used = static_cast<double>(on_node + (without_self ? 0 : request));
@@ -260,7 +260,8 @@ int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
   const Pod& p = index_.snapshot().pods[pod];
   const Node& n = index_.snapshot().nodes[node];
   const SoftTaint state = node < soft_taint_.size() ? soft_taint_[node] : kAsIs;
-  Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
+  if (state != kTainted && !index_.soft_tainted(node)) return 0;  // most nodes: no such taint
+  static const Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
   auto tolerated = [&](const Taint& taint) {
     return std::any_of(p.tolerations.begin(), p.tolerations.end(),
                        [&](const Toleration& t) { return tolerates(t, taint); });
@@ -313,8 +314,14 @@ int64_t SchedulerModel::usage_score(NodeId node) const {
 
 SchedulerModel::Weights SchedulerModel::weights_for(bool volcano) const {
   const SchedulerProfile& w = profile_;
-  Weights out{w.fit_weight, w.balanced_weight, w.taint_weight, w.node_affinity_weight,
-              w.inter_pod_weight, w.spread_weight, 0, 0};
+  Weights out{w.fit_weight,
+              w.balanced_weight,
+              w.taint_weight,
+              w.node_affinity_weight,
+              w.inter_pod_weight,
+              w.spread_weight,
+              0,
+              0};
   if (!volcano) return out;
   if (!w.volcano_nodeorder) out = Weights{0, 0, 0, 0, 0, 0, 0, 0};
   out.binpack = w.volcano_binpack_weight;
@@ -387,8 +394,9 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
       ++per_slot[zone_slot(s.node)];
       feasible[s.node] = 1;
     }
-    DefaultSpread spread(*this, pod, per_slot, out.size(),
-                         [&feasible](NodeId node) { return feasible[node] != 0; }, ledger);
+    DefaultSpread spread(
+        *this, pod, per_slot, out.size(), [&feasible](NodeId node) { return feasible[node] != 0; },
+        ledger);
     for (const NodeScore& s : out) by_default.push_back(spread.score(s.node));
   }
   const Weights w = weights_for(volcano);

@@ -87,8 +87,8 @@ struct SchedulerProfile {
   // topology.kubernetes.io/zone (maxSkew 5) among its owner's pods.
   bool system_default_spreading = true;
   // Volcano pods: the scheduler's scoring plugins (policy loadshift.volcanoScheduler).
-  bool volcano_nodeorder = true;       // the same plugins and weights as above
-  int64_t volcano_binpack_weight = 1;  // binpack (cpu 1, memory 1); 0: not configured
+  bool volcano_nodeorder = true;                     // the same plugins and weights as above
+  int64_t volcano_binpack_weight = 1;                // binpack (cpu 1, memory 1); 0: not configured
   std::optional<VolcanoUsageScoring> volcano_usage;  // the usage plugin, when configured
 };
 
@@ -246,10 +246,20 @@ class SchedulerModel {
   // A prediction rescores only the nodes the Ledger touched since the class was last asked.
   struct KeptTotals {
     static constexpr int64_t kUnset = INT64_MIN, kRefused = INT64_MIN + 1;  // node rules fail
-    uint64_t ledger = 0;  // Ledger::id() the totals were computed with
-    size_t seen = 0;      // Ledger::touched() entries accounted for
+    uint64_t ledger = 0;         // Ledger::id() the totals were computed with
+    size_t seen = 0;             // Ledger::touched() entries accounted for
     std::vector<int64_t> total;  // per node
+    // The candidates (not kRefused) of the last prediction's node list, per zone slot with
+    // system-default spreading; `complete`: that list was the whole cluster, every node is set
+    // and the counts are kept (the touched nodes rescored at once).
+    bool complete = false;
+    std::vector<size_t> per_slot;
+    size_t candidates = 0;
   };
+  // Every node of `nodes` (distinct) scored in `kept` for `pod` with `ledger`, and counted:
+  // afresh when the Ledger changed, else only the nodes the Ledger touched since.
+  void complete_totals(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                       const Placer& placer, bool volcano, KeptTotals& kept) const;
   // The class key of `pod`, or empty when its totals cannot be shared (a StatefulSet's pod
   // scores its own node without itself; a profile scoring extended resources).
   std::string totals_key(PodId pod) const;
@@ -257,6 +267,8 @@ class SchedulerModel {
   // The kept totals take at most this much memory (8 bytes per class and node); past it, a new
   // class is scored afresh each time and the classes kept stay.
   static constexpr size_t kMaxTotalsBytes = size_t{16} << 20;
+  // predict_fast's scratch: the nodes within the margin of the top seen so far, with totals.
+  mutable std::vector<std::pair<int64_t, NodeId>> near_top_;
 
   const ClusterIndex& index_;
   SchedulerProfile profile_;
@@ -265,9 +277,12 @@ class SchedulerModel {
   bool any_soft_taint_ = false;
   std::vector<SoftTaint> soft_taint_;
   std::vector<NodeLoad> node_load_;
-  // Per pod owned by a ReplicaSet, StatefulSet or ReplicationController: its owner's pods (the
-  // selector system-default spreading counts), by owner uid.
-  std::unordered_map<std::string, std::vector<PodId>> owner_pods_;
+  // The owners of pods owned by a ReplicaSet, StatefulSet or ReplicationController, numbered, and
+  // their pods (the selector system-default spreading counts): per pod its owner (kNoOwner:
+  // none such); owner o's pods are owner_members_[owner_start_[o] .. owner_start_[o + 1]).
+  static constexpr uint32_t kNoOwner = UINT32_MAX;
+  std::vector<uint32_t> owner_of_, owner_start_;
+  std::vector<PodId> owner_members_;
   std::vector<int32_t> zone_of_;  // per node: index of its topology.kubernetes.io/zone, -1 none
   size_t zone_count_ = 0;
   // DefaultSpread's scratch, per node: the owner's pods there and the node's score; all zero
@@ -277,6 +292,8 @@ class SchedulerModel {
   // none (100m, 200Mi), as NodeResourcesFit counts them; per node: their sum over its live pods.
   std::vector<int64_t> pod_nonzero_cpu_, pod_nonzero_memory_;
   std::vector<int64_t> node_nonzero_cpu_, node_nonzero_memory_;
+  // Per node: its allocatable cpu (millicores) and memory, beside the sums for the scores' loops.
+  std::vector<int64_t> node_allocatable_cpu_, node_allocatable_memory_;
 };
 
 }  // namespace loadshift::placement

@@ -60,6 +60,54 @@ std::string SchedulerModel::totals_key(PodId pod) const {
   return key;
 }
 
+void SchedulerModel::complete_totals(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
+                                     const Placer& placer, bool volcano, KeptTotals& kept) const {
+  const size_t node_total = index_.snapshot().nodes.size();
+  const bool zoned = profile_.system_default_spreading;  // zone_of_ is filled
+  auto score = [&](NodeId node) {
+    return placer.node_rules_pass(pod, node) && !usage_refuses(pod, node)
+               ? fast_score(pod, node, ledger, volcano).total
+               : KeptTotals::kRefused;
+  };
+  auto count = [&](NodeId node, int64_t total, int sign) {
+    if (total == KeptTotals::kRefused) return;
+    kept.candidates += sign;
+    if (zoned) kept.per_slot[zone_slot(node)] += sign;
+  };
+  const std::vector<NodeId>& touched = ledger.touched();
+  // The counts are kept only for the whole cluster (distinct nodes, all of them).
+  const bool whole = nodes.size() == node_total;
+  if (kept.ledger != ledger.id() || kept.total.size() != node_total) {
+    kept.ledger = ledger.id();
+    kept.total.assign(node_total, KeptTotals::kUnset);
+    kept.complete = false;
+  } else {
+    for (size_t i = kept.seen; i < touched.size(); ++i) {
+      int64_t& total = kept.total[touched[i]];
+      if (total == KeptTotals::kUnset || total == KeptTotals::kRefused) continue;
+      if (!kept.complete) {
+        total = KeptTotals::kUnset;
+        continue;
+      }
+      // Rescored now, the counts following (a node's candidacy does not depend on the Ledger,
+      // but the counts follow the scores whatever they say).
+      count(touched[i], total, -1);
+      total = score(touched[i]);
+      count(touched[i], total, +1);
+    }
+  }
+  kept.seen = touched.size();
+  if (kept.complete && whole) return;
+  kept.per_slot.assign(zoned ? zone_count_ + 1 : 0, 0);
+  kept.candidates = 0;
+  for (NodeId node : nodes) {
+    int64_t& total = kept.total[node];
+    if (total == KeptTotals::kUnset) total = score(node);
+    count(node, total, +1);
+  }
+  kept.complete = whole;
+}
+
 Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, const Ledger& ledger,
                                      NodeId also) const {
   const Placer placer(index_);
@@ -68,7 +116,8 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
   // Every node that passes the node rules, by total; the other filters run from the top. Totals
   // kept from an earlier pod of the same class are reused but on the nodes the Ledger touched
   // since (KeptTotals).
-  std::vector<int64_t>* kept = nullptr;
+  KeptTotals fresh;  // without kept totals: this prediction's own
+  KeptTotals* kept = &fresh;
   if (std::string key = totals_key(pod); !key.empty()) {
     auto it = totals_.find(key);
     const size_t row = std::max<size_t>(1, index_.snapshot().nodes.size()) * sizeof(int64_t);
@@ -76,80 +125,45 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
     if (it == totals_.end() && (totals_.size() + 1) * row <= kMaxTotalsBytes) {
       it = totals_.emplace(std::move(key), KeptTotals{}).first;
     }
-    if (it != totals_.end()) {
-      KeptTotals& k = it->second;
-      const std::vector<NodeId>& touched = ledger.touched();
-      if (k.ledger != ledger.id() || k.total.size() != index_.snapshot().nodes.size()) {
-        k.ledger = ledger.id();
-        k.total.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
-      } else {
-        for (size_t i = k.seen; i < touched.size(); ++i) {
-          int64_t& total = k.total[touched[i]];
-          if (total != KeptTotals::kRefused) total = KeptTotals::kUnset;
-        }
-      }
-      k.seen = touched.size();
-      kept = &k.total;
-    }
+    if (it != totals_.end()) kept = &it->second;
   }
-  std::vector<int64_t> fresh;  // without kept totals: this prediction's own
-  if (kept == nullptr) {
-    fresh.assign(index_.snapshot().nodes.size(), KeptTotals::kUnset);
-    kept = &fresh;
-  }
-  std::vector<int64_t>& kept_totals = *kept;
-  int64_t top = KeptTotals::kRefused;
-  const bool spreads = default_spreading(pod);
-  std::vector<size_t> per_slot(spreads ? zone_count_ + 1 : 0, 0);  // candidates per zone slot
-  size_t candidates = 0;
-  for (NodeId node : nodes) {
-    int64_t& total = kept_totals[node];
-    if (total == KeptTotals::kUnset) {
-      total = placer.node_rules_pass(pod, node) && !usage_refuses(pod, node)
-                  ? fast_score(pod, node, ledger, landing.volcano).total
-                  : KeptTotals::kRefused;
-    }
-    top = std::max(top, total);
-    if (spreads && total != KeptTotals::kRefused) {
-      ++per_slot[zone_slot(node)];
-      ++candidates;
-    }
-  }
-  if (top == KeptTotals::kRefused) return landing;
-  // System-default spreading depends on where the owner's pods are: added to this prediction's
-  // copy of the totals, normalised over the nodes that pass the node rules (the scheduler
-  // normalises over the feasible nodes; the difference is the nodes whose resources do not fit).
+  complete_totals(pod, nodes, ledger, placer, landing.volcano, *kept);
+  const std::vector<int64_t>& kept_totals = kept->total;
+  if (kept->candidates == 0) return landing;
+  // System-default spreading depends on where the owner's pods are: added to each total here,
+  // normalised over the nodes that pass the node rules (the scheduler normalises over the
+  // feasible nodes; the difference is the nodes whose resources do not fit).
   std::optional<DefaultSpread> spread;
-  std::vector<int64_t> with_spread;
-  const std::vector<int64_t>* ranked_by = &kept_totals;
-  if (spreads) {
+  if (default_spreading(pod)) {
     spread.emplace(
-        *this, pod, per_slot, candidates,
-        [&kept_totals](NodeId node) { return kept_totals[node] != KeptTotals::kRefused; },
-        ledger);
-    with_spread = kept_totals;
-    const int64_t weight = weights_for(landing.volcano).spread;
-    top = KeptTotals::kRefused;
-    for (NodeId node : nodes) {
-      if (with_spread[node] == KeptTotals::kRefused) continue;
-      with_spread[node] += weight * spread->score(node);
-      top = std::max(top, with_spread[node]);
-    }
-    ranked_by = &with_spread;
+        *this, pod, kept->per_slot, kept->candidates,
+        [&kept_totals](NodeId node) { return kept_totals[node] != KeptTotals::kRefused; }, ledger);
   }
-  const std::vector<int64_t>& totals = *ranked_by;
+  const int64_t spread_weight = weights_for(landing.volcano).spread;
+  auto total_of = [&](NodeId node) {
+    return spread ? kept_totals[node] + spread_weight * spread->score(node) : kept_totals[node];
+  };
   const int64_t margin_points = margin(pod);
-  // The nodes from the top total down to `margin_points` below it first, by a scan: almost
-  // always the top admits the pod, and then this is the whole answer. Only when no node at the
-  // top does, every node goes to a heap, best first: the first that admits sets the top, and
-  // those within the margin of it follow.
+  // One scan finds the top and keeps the nodes within the margin of the top seen so far (a
+  // superset of those within the margin of the final top); almost always the top admits the
+  // pod, and then the kept nodes are the whole answer. Only when no node at the top does, every
+  // node goes to a heap, best first: the first that admits sets the top, and those within the
+  // margin of it follow.
+  int64_t top = KeptTotals::kRefused;
+  near_top_.clear();
+  for (NodeId node : nodes) {
+    if (kept_totals[node] == KeptTotals::kRefused) continue;
+    const int64_t total = total_of(node);
+    if (total > top) top = total;
+    if (total >= top - margin_points) near_top_.emplace_back(total, node);
+  }
   bool found = false;
   bool top_admits = false;
-  for (NodeId node : nodes) {
-    if (totals[node] == KeptTotals::kRefused || totals[node] < top - margin_points) continue;
+  for (const auto& [total, node] : near_top_) {
+    if (total < top - margin_points) continue;
     if (!admits(placer, pod, node, ledger)) continue;
     found = true;
-    top_admits = top_admits || totals[node] == top;
+    top_admits = top_admits || total == top;
     landing.best.push_back(node);
   }
   if (top_admits) {
@@ -159,7 +173,7 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
     found = false;
     std::vector<std::pair<int64_t, NodeId>> ranked;
     for (NodeId node : nodes) {
-      if (totals[node] != KeptTotals::kRefused) ranked.emplace_back(totals[node], node);
+      if (kept_totals[node] != KeptTotals::kRefused) ranked.emplace_back(total_of(node), node);
     }
     auto lower = [](const auto& a, const auto& b) { return a.first < b.first; };
     std::make_heap(ranked.begin(), ranked.end(), lower);
@@ -179,7 +193,7 @@ Landing SchedulerModel::predict_fast(PodId pod, std::span<const NodeId> nodes, c
     NodeScore s = fast_score(pod, node, ledger, landing.volcano);
     if (spread) {
       s.spread = spread->score(node);
-      s.total += weights_for(landing.volcano).spread * s.spread;
+      s.total += spread_weight * s.spread;
     }
     return s;
   };

@@ -10,6 +10,7 @@
 // 100 (max + min - score) / max.
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <string_view>
 #include <unordered_map>
 
@@ -27,18 +28,42 @@ bool spread_by_default(const OwnerReference& owner) {
          owner.kind == "ReplicationController";
 }
 
-std::string owner_key(const Pod& pod, const OwnerReference& owner) {
-  return owner.uid.empty() ? pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name : owner.uid;
+std::string owner_name(const Pod& pod, const OwnerReference& owner) {
+  return pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name;
 }
 
 }  // namespace
 
 void SchedulerModel::index_owners_and_zones() {
   const Snapshot& snapshot = index_.snapshot();
+  // Each owner numbered (by uid, or by namespace/kind/name for a reference without one), then its
+  // pods laid out together: owner_members_[owner_start_[o] .. owner_start_[o + 1]).
+  std::unordered_map<std::string_view, uint32_t> owners;
+  owners.reserve(snapshot.pods.size() / 4 + 1);
+  std::deque<std::string> names;  // the keys of owners without a uid, while numbering
+  owner_of_.assign(snapshot.pods.size(), kNoOwner);
+  std::vector<uint32_t> count;
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
     const OwnerReference* owner = snapshot.pods[pod].controller();
     if (owner == nullptr || !spread_by_default(*owner)) continue;
-    owner_pods_[owner_key(snapshot.pods[pod], *owner)].push_back(pod);
+    std::string_view key = owner->uid;
+    if (key.empty()) {
+      std::string name = owner_name(snapshot.pods[pod], *owner);
+      auto known = owners.find(name);
+      key = known != owners.end() ? known->first
+                                  : std::string_view(names.emplace_back(std::move(name)));
+    }
+    auto [it, added] = owners.try_emplace(key, static_cast<uint32_t>(count.size()));
+    if (added) count.push_back(0);
+    owner_of_[pod] = it->second;
+    ++count[it->second];
+  }
+  owner_start_.assign(count.size() + 1, 0);
+  for (size_t o = 0; o < count.size(); ++o) owner_start_[o + 1] = owner_start_[o] + count[o];
+  owner_members_.resize(owner_start_.back());
+  std::vector<uint32_t> next(owner_start_.begin(), owner_start_.end() - 1);
+  for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
+    if (owner_of_[pod] != kNoOwner) owner_members_[next[owner_of_[pod]]++] = pod;
   }
   std::unordered_map<std::string_view, int32_t> zones;
   zone_of_.assign(snapshot.nodes.size(), -1);
@@ -68,12 +93,11 @@ SchedulerModel::DefaultSpread::DefaultSpread(const SchedulerModel& model, PodId 
                                              const Ledger& ledger)
     : model_(model), empty_(per_slot.size(), kMaxNodeScore) {
   const Snapshot& snapshot = model.index_.snapshot();
-  const Pod& p = snapshot.pods[pod];
   std::vector<int64_t> in_zone(model.zone_count_, 0);
-  if (auto members = model.owner_pods_.find(owner_key(p, *p.controller()));
-      members != model.owner_pods_.end()) {
+  if (const uint32_t owner = model.owner_of_[pod]; owner != kNoOwner) {
     const Placer placer(model.index_);
-    for (PodId member : members->second) {
+    for (uint32_t i = model.owner_start_[owner]; i < model.owner_start_[owner + 1]; ++i) {
+      const PodId member = model.owner_members_[i];
       const Pod& m = snapshot.pods[member];
       if (member == pod || m.terminated() || m.meta.deleting) continue;
       NodeId at = ledger.planned_node(member);
@@ -119,7 +143,8 @@ SchedulerModel::DefaultSpread::DefaultSpread(const SchedulerModel& model, PodId 
     return hi == 0 ? kMaxNodeScore : kMaxNodeScore * (hi + lo - r) / hi;
   };
   for (int64_t& score : empty_) score = normalise(score);
-  for (NodeId node : occupied_) model.occupied_score_[node] = normalise(model.occupied_score_[node]);
+  for (NodeId node : occupied_)
+    model.occupied_score_[node] = normalise(model.occupied_score_[node]);
 }
 
 SchedulerModel::DefaultSpread::~DefaultSpread() {

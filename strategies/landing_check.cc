@@ -32,7 +32,13 @@ std::string scores_text(const placement::SchedulerModel& model, const placement:
 
 }  // namespace
 
-LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId target,
+bool landing_predicted(PlanContext& ctx, PodId pod) {
+  if (!ctx.options().predict_landing) return false;
+  const placement::SchedulerModel& model = ctx.scheduler_model();
+  return model.recreated(pod) || model.recreated_in_place(pod);
+}
+
+LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId witness,
                              const PredictedUsage& predicted, const TargetCaps& caps,
                              const std::vector<bool>& classified, const PodAmounts& load) {
   LandingVerdict out;
@@ -46,12 +52,12 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     return out;
   }
   if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
-  placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), target);
+  placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), witness);
   if (landing.best.empty()) {
     out.problem =
         "replacement would not be scheduled: no node admits a new copy of the pod "
         "(the scheduler model; the placement core accepted " +
-        name(target) + ")";
+        name(witness) + ")";
     return out;
   }
   std::vector<double> amounts = caps.amounts(load);
@@ -79,8 +85,7 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
             " over targetThresholds";
     } else if (std::optional<std::string> back =
                    may_return ? ctx.cooldown_return_reason(pod, node) : std::nullopt) {
-      why = "replacement would land on " + name(node) + ", which its workload left (" + *back +
-            ")";
+      why = "replacement would land on " + name(node) + ", which its workload left (" + *back + ")";
     }
     if (why.empty()) {
       acceptable.push_back(node);
@@ -94,18 +99,30 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     out.back_on_source = std::any_of(refused.begin(), refused.end(),
                                      [source](const auto& r) { return r.first == source; });
     const auto& [node, why] = refused.front();
-    out.problem = why + ": " + scores_text(model, landing, node, target);
+    out.problem = why + ": " + scores_text(model, landing, node, witness);
     if (n > 1) {
       out.problem += "; " + std::to_string(acceptable.size()) + " of " + std::to_string(n) +
                      " acceptable, a move needs " + percent_text(ctx.options().min_landing_chance);
     }
     return out;
   }
-  // The most likely landing: the target when the scheduler may pick it, else the first acceptable
-  // node (all of them are equally likely).
-  const bool target_likely =
-      std::find(acceptable.begin(), acceptable.end(), target) != acceptable.end();
-  out.landing = target_likely ? target : acceptable.front();
+  // All of them are equally likely: the plan counts the replacement on an underutilized one when
+  // there is one, and among those on the one the placement core prefers, as it chooses a target.
+  const placement::Placer& placer = ctx.placer();
+  auto under = [&ctx](NodeId node) {
+    return ctx.node_state(node).node_class == NodeClass::kUnderutilized;
+  };
+  const bool any_under = std::any_of(acceptable.begin(), acceptable.end(), under);
+  placement::TargetScore best_score;
+  out.landing = placement::kNoNode;
+  for (NodeId node : acceptable) {
+    if (any_under && !under(node)) continue;
+    placement::TargetScore score = placer.score(pod, node, ctx.ledger());
+    if (out.landing == placement::kNoNode || placement::better(score, best_score)) {
+      out.landing = node;
+      best_score = score;
+    }
+  }
   if (n > 1) {
     std::string names;
     for (size_t i = 0; i < acceptable.size() && i < 4; ++i) {
@@ -124,11 +141,6 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
                   " on other nodes";
     }
     out.note += ")";
-  }
-  if (!target_likely) {
-    out.note += "; the scheduler is predicted to place the replacement on " + name(out.landing) +
-                ", not " + name(target) + " (" +
-                scores_text(model, landing, out.landing, target) + ")";
   }
   return out;
 }

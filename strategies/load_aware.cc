@@ -406,6 +406,10 @@ class LoadAware {
       query.no_candidates = no_targets_;
       std::optional<NodeRule> returns = cooldown_rule(ctx_, pod);
       query.rule = returns ? &*returns : nullptr;
+      // Where the scheduler puts the replacement is predicted: the search only proves that some
+      // target takes the pod, and the landing check picks where it is counted.
+      const bool predicted_landing = landing_predicted(ctx_, pod);
+      query.order = predicted_landing ? TargetOrder::kFirstFeasible : TargetOrder::kBest;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
         ctx_.skip(pod, kName, search.why_not);
@@ -413,7 +417,7 @@ class LoadAware {
       }
       NodeId target = *search.target;
       LandingVerdict landing;
-      if (ctx_.options().predict_landing) {
+      if (predicted_landing) {
         landing =
             check_landing(ctx_, pod, source, target, predicted_, caps_, classified_, chosen.load);
         if (!landing.problem.empty()) {
@@ -421,6 +425,7 @@ class LoadAware {
           ctx_.skip(pod, kName, std::move(landing.problem));
           continue;
         }
+        if (landing.landing != placement::kNoNode) target = landing.landing;
       }
       std::string reason = eviction_reason(source, pod, chosen.load, target, excess) + landing.note;
       ctx_.evict(pod, target, scope_->name, kName, std::move(reason), &args_.eviction_limits,

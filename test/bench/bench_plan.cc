@@ -1,7 +1,7 @@
 // Benchmark: one full plan for a synthetic cluster — LoadAware on real usage (the seed's
 // watermarks) and LowNodeUtilization 20/20/20 -> 50/50/50 (the peer's configuration) — timing each
-// step. Prints figures (plan time, evictions, peak RSS); asserts nothing timed. Planning is
-// single-threaded, so the plan time is one core's.
+// step. Prints figures (plan time per run and the median of five, evictions, peak RSS); asserts
+// nothing timed. Planning is single-threaded, so the plan time is one core's.
 //
 // A third policy is the kubernetes-sigs descheduler Helm chart's default (seven plugins:
 // duplicates, restarts, taints, node affinity, inter-pod anti-affinity, topology spread,
@@ -11,6 +11,7 @@
 // Make both with ../shared/tools/gen_cluster.py (see scripts/bench.sh). With INTER_POD_PERCENT,
 // that share of the workloads gets required anti-affinity and topology spread
 // (inter_pod_share.h).
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -106,15 +107,18 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
     for (const auto& e : loaded.errors) std::cerr << e.to_string() << "\n";
     return 1;
   }
-  // Three runs, each on a fresh index as every controller cycle builds one (a warm node-rules
-  // memo would flatter the figure).
-  for (int run = 0; run < 3; ++run) {
+  // Five runs, each on a fresh index as every controller cycle builds one (a warm node-rules
+  // memo would flatter the figure); the median is the figure (a shared VM's runs vary by 30%).
+  constexpr int kRuns = 5;
+  std::vector<double> plan_times;
+  for (int run = 0; run < kRuns; ++run) {
     auto start = Clock::now();
     placement::ClusterIndex index(snapshot, strategies::placement_options(*loaded.policy));
     double index_s = seconds_since(start);
     start = Clock::now();
     strategies::Plan plan = strategies::make_plan(index, usage, *loaded.policy, options);
     double plan_s = seconds_since(start);
+    plan_times.push_back(plan_s);
     size_t over = 0, under = 0, unknown = 0;
     for (const auto& node : plan.nodes) {
       over += node.node_class == strategies::NodeClass::kOverutilized;
@@ -134,6 +138,9 @@ int run_policy(const char* label, const char* text, const placement::Snapshot& s
       }
     }
   }
+  std::sort(plan_times.begin(), plan_times.end());
+  std::printf("%s: plan median %.3f s (min %.3f, max %.3f, %d runs)\n", label,
+              plan_times[kRuns / 2], plan_times.front(), plan_times.back(), kRuns);
   return 0;
 }
 
