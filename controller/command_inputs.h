@@ -51,6 +51,9 @@ struct PlannedCluster {
   std::unique_ptr<placement::ClusterIndex> index;
   metrics::UsageMap usage;
   policy::PlanSettings settings;  // the policy's loadshift section with the flags over it
+  // Live: the workloads' recent moves from loadshift's Events (the cool-down's memory); from
+  // files: none.
+  strategies::WorkloadMoves moves;
   strategies::PlanOptions options;
   strategies::Plan plan;
   PlannedCluster() = default;

@@ -1,5 +1,7 @@
 #include "controller/live_cluster.h"
 
+#include "controller/workload_moves.h"
+
 namespace loadshift::controller {
 
 bool check_kube_flags(const KubeFlags& flags, std::ostream& err) {
@@ -16,18 +18,32 @@ bool check_kube_flags(const KubeFlags& flags, std::ostream& err) {
   return ok;
 }
 
-bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
-                       kube::PageObserver* observer) {
-  kube::ClusterAccess access;
+namespace {
+
+// The cluster the flags name, or nullopt after writing why not to `err`.
+std::optional<kube::ClusterAccess> find_access(const KubeFlags& flags, std::ostream& err) {
   try {
-    access = kube::find_cluster({flags.kubeconfig, flags.context}, kube::Environment::current());
+    return kube::find_cluster({flags.kubeconfig, flags.context}, kube::Environment::current());
   } catch (const kube::ConfigError& e) {
     err << "error: " << e.what() << "\n";
-    return false;
+    return std::nullopt;
   }
+}
+
+kube::ClientOptions client_options(const KubeFlags& flags) {
   kube::ClientOptions options;
   options.rate = {flags.qps, flags.burst};
-  kube::ApiClient client(access, options);
+  return options;
+}
+
+}  // namespace
+
+bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
+                       kube::PageObserver* observer) {
+  std::optional<kube::ClusterAccess> found = find_access(flags, err);
+  if (!found) return false;
+  kube::ClusterAccess& access = *found;
+  kube::ApiClient client(access, client_options(flags));
   kube::ClusterRead read;
   try {
     read = kube::read_cluster(client, {}, observer);
@@ -49,6 +65,23 @@ bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, st
         << "; what needs them falls back (docs/cluster-access.md)\n";
   }
   *snapshot = std::move(read.snapshot);
+  return true;
+}
+
+bool read_live_moves(const KubeFlags& flags, std::chrono::system_clock::time_point now,
+                     std::chrono::seconds window, strategies::WorkloadMoves* moves,
+                     std::ostream& err) {
+  std::optional<kube::ClusterAccess> access = find_access(flags, err);
+  if (!access) return false;
+  kube::ApiClient client(*access, client_options(flags));
+  MovesRebuild read = rebuild_workload_moves(client, now, window);
+  if (!read.error.empty()) {
+    err << "warning: the workload cool-down's recent moves were not read (" << read.error
+        << "): the plan knows no earlier eviction, as the controller's first cycle would not; "
+           "grant list on events.k8s.io events to fix\n";
+    return true;
+  }
+  *moves = std::move(read.moves);
   return true;
 }
 

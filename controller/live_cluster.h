@@ -2,11 +2,13 @@
 // Internal to controller/.
 #pragma once
 
+#include <chrono>
 #include <optional>
 #include <ostream>
 
 #include "controller/commands.h"
 #include "kube/cluster_reader.h"
+#include "strategies/workload.h"
 
 namespace loadshift::controller {
 
@@ -16,6 +18,14 @@ namespace loadshift::controller {
 // read (a partial cluster is never planned on). `observer` (may be null) sees the raw pages.
 bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
                        kube::PageObserver* observer = nullptr);
+
+// Reads the workload cool-down's memory from the live cluster as the controller rebuilds it when
+// it starts (workload_moves.h): loadshift's eviction Events newer than `now - window`, into
+// `*moves`. False after writing to `err` why the cluster could not be found; an Events list that
+// fails is a warning on `err` and leaves `*moves` as it was (true).
+bool read_live_moves(const KubeFlags& flags, std::chrono::system_clock::time_point now,
+                     std::chrono::seconds window, strategies::WorkloadMoves* moves,
+                     std::ostream& err);
 
 // Checks --kube-api-qps and --kube-api-burst; writes the problem to `err` and returns false.
 bool check_kube_flags(const KubeFlags& flags, std::ostream& err);

@@ -76,6 +76,14 @@ bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::os
   cluster->settings = strategies::effective_settings(cluster->policy.loadshift, overrides);
   cluster->options =
       strategies::plan_options(cluster->settings, at.value_or(std::chrono::system_clock::now()));
+  // Live, the cool-down remembers what the controller would: its Events of the window.
+  if (options.snapshot_files.empty() && cluster->options.cooldown.count() > 0) {
+    if (!read_live_moves(options.kube, cluster->options.now, cluster->options.cooldown,
+                         &cluster->moves, err)) {
+      return false;
+    }
+    cluster->options.last_moved = &cluster->moves;
+  }
   cluster->plan =
       strategies::make_plan(*cluster->index, cluster->usage, cluster->policy, cluster->options);
   return true;

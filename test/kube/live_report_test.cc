@@ -10,6 +10,8 @@
 #include "controller/commands.h"
 #include "controller/snapshot_writer.h"
 #include "placement/decode.h"
+#include "placement/rfc3339.h"
+#include "test/kube/eviction_events.h"
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 #include "test/kube/seed_cluster.h"
@@ -95,6 +97,52 @@ TEST_CASE("live report: the same plan as the report from the files", "[kube][liv
   Run from_files = report(files);
   REQUIRE(from_files.code == 0);
   CHECK(from_cluster.out == from_files.out);
+}
+
+TEST_CASE("live report: the cool-down remembers the controller's Events, as `run` does",
+          "[kube][live][cooldown]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  TempDir tmp;
+  ReportOptions live;
+  live.policy_file = kSeedPolicy;
+  live.usage_file = kUsage;
+  live.at = kAt;
+  live.kube.kubeconfig = kubeconfig_for(server, tmp);
+  live.kube.qps = 0;
+  // Five minutes before --at, loadshift moved a pod of the same ReplicaSet from te5 onto te3:
+  // sending k2x9p off te3 now would undo it.
+  const auto at = *loadshift::placement::parse_rfc3339(kAt);
+  nlohmann::json event = loadshift::testing::eviction_event(
+      "low-priority-workload-5f6b7-a1b2c", "load-test", "low-priority-workload-5f6b7",
+      at - std::chrono::minutes(5));
+  event["metadata"]["annotations"] = {{"loadshift.io/from-node", "te5"},
+                                      {"loadshift.io/to-node", "te3"}};
+  server.upsert("/apis/events.k8s.io/v1/events", event);
+  SECTION("within the cool-down: the pod stays, and says why") {
+    Run run = report(live);
+    INFO(run.err);
+    REQUIRE(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("Evictions (0)"));
+    CHECK_THAT(run.out, Catch::Contains("workload cooling down ("));
+    CHECK_THAT(run.out, Catch::Contains("low-priority-workload-5f6b7-k2x9p  te3  a pod of "
+                                        "load-test/ReplicaSet/low-priority-workload-5f6b7 moved "
+                                        "te5 -> te3 5m ago"));
+  }
+  SECTION("the cool-down off: the move as without the Event") {
+    live.plan.workload_cooldown = "0";
+    Run run = report(live);
+    REQUIRE(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("te3 -> te8  LoadAware"));
+  }
+  SECTION("an Events list refused: a warning, and the plan without the moves") {
+    server.fail_next("/apis/events.k8s.io/v1/events", 403);
+    Run run = report(live);
+    REQUIRE(run.code == 0);
+    CHECK_THAT(run.err, Catch::Contains("warning: the workload cool-down's recent moves were "
+                                        "not read"));
+    CHECK_THAT(run.out, Catch::Contains("te3 -> te8  LoadAware"));
+  }
 }
 
 TEST_CASE("live report: a refused token is a clear error, exit 2", "[kube][live]") {
@@ -217,7 +265,8 @@ namespace {
 // Expires every continue token once the first page of pods is complete, then passes on.
 class ExpiringWriter : public loadshift::kube::PageObserver {
  public:
-  ExpiringWriter(ListFileWriter& writer, FakeApiServer& server) : writer_(writer), server_(server) {}
+  ExpiringWriter(ListFileWriter& writer, FakeApiServer& server)
+      : writer_(writer), server_(server) {}
   void begin_page(const loadshift::kube::Collection& c) override {
     current_ = c.path;
     writer_.begin_page(c);
@@ -255,7 +304,8 @@ TEST_CASE("snapshot file: a list that started over leaves nothing twice", "[kube
   CHECK(read.restarts == 1);
   CHECK(writer.finish() == 41);
   loadshift::placement::Snapshot back;
-  loadshift::placement::DecodeSummary summary = loadshift::placement::decode_json(file.str(), &back);
+  loadshift::placement::DecodeSummary summary =
+      loadshift::placement::decode_json(file.str(), &back);
   for (const auto& e : summary.errors) UNSCOPED_INFO(e.to_string());
   REQUIRE(summary.ok());
   CHECK(back.pods.size() == 20);

@@ -5,6 +5,7 @@
 
 #include "controller/workload_moves.h"
 #include "placement/rfc3339.h"
+#include "test/kube/eviction_events.h"
 #include "test/run/run_fixture.h"
 
 using namespace loadshift;
@@ -21,24 +22,6 @@ size_t evictions_sent(const FakeApiServer& server) {
     if (r.path.find("/eviction") != std::string::npos && r.status == 201) ++n;
   }
   return n;
-}
-
-// An eviction Event as loadshift writes it, `related` to `owner` of namespace `ns`.
-nlohmann::json eviction_event(const std::string& name, const std::string& ns,
-                              const std::string& owner, std::chrono::system_clock::time_point at) {
-  return {
-      {"apiVersion", "events.k8s.io/v1"},
-      {"kind", "Event"},
-      {"metadata", {{"name", name}, {"namespace", ns}}},
-      {"eventTime", placement::format_micro_time(at)},
-      {"reportingController", "loadshift.io/descheduler"},
-      {"reportingInstance", "loadshift-0"},
-      {"action", "Descheduled"},
-      {"reason", "LoadAware"},
-      {"type", "Normal"},
-      {"regarding", {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ns}, {"name", name}}},
-      {"related",
-       {{"apiVersion", "apps/v1"}, {"kind", "ReplicaSet"}, {"namespace", ns}, {"name", owner}}}};
 }
 
 size_t occurrences(const std::string& text, const std::string& needle) {
@@ -79,9 +62,10 @@ nlohmann::json replacement_of(nlohmann::json original, const std::string& name,
 
 }  // namespace
 
-TEST_CASE("cool-down: two pods of one workload leave the hot node in two cycles; a replacement "
-          "is not moved again",
-          "[run][cooldown]") {
+TEST_CASE(
+    "cool-down: two pods of one workload leave the hot node in two cycles; a replacement "
+    "is not moved again",
+    "[run][cooldown]") {
   SeedCluster world;
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
@@ -153,8 +137,9 @@ TEST_CASE("cool-down: two pods of one workload leave the hot node in two cycles;
     CHECK(occurrences(log.text(), "cooling down pod=") == before);
     CHECK(evictions_sent(server) == 2);
   }
-  SECTION("Events of an older loadshift, without the move's nodes: the replacement is known by its "
-          "start") {
+  SECTION(
+      "Events of an older loadshift, without the move's nodes: the replacement is known by its "
+      "start") {
     std::vector<nlohmann::json> stored = server.objects("/apis/events.k8s.io/v1/events");
     for (nlohmann::json& e : stored) {
       e["metadata"].erase("annotations");
@@ -304,8 +289,9 @@ TEST_CASE("cool-down: a standby that takes over reads the leader's Events", "[ru
   REQUIRE(eventually([&] { return b.cache.pod("load-test", kHotPodA) == std::nullopt; }));
   // The replacement landed on te8, which now runs hot: b knows the move from a's Event.
   server.upsert("/api/v1/pods", replacement_of(pod_a, "low-priority-workload-5f6b7-r3pl1", "te8"));
-  REQUIRE(eventually(
-      [&] { return b.cache.pod("load-test", "low-priority-workload-5f6b7-r3pl1") != std::nullopt; }));
+  REQUIRE(eventually([&] {
+    return b.cache.pod("load-test", "low-priority-workload-5f6b7-r3pl1") != std::nullopt;
+  }));
   prometheus.set_handler(usage_te8_hot);
   outcome = b.cycle();
   INFO(outcome.why);
