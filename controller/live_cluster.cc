@@ -18,32 +18,18 @@ bool check_kube_flags(const KubeFlags& flags, std::ostream& err) {
   return ok;
 }
 
-namespace {
-
-// The cluster the flags name, or nullopt after writing why not to `err`.
-std::optional<kube::ClusterAccess> find_access(const KubeFlags& flags, std::ostream& err) {
+bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
+                       kube::PageObserver* observer, LiveMoves* moves) {
+  kube::ClusterAccess access;
   try {
-    return kube::find_cluster({flags.kubeconfig, flags.context}, kube::Environment::current());
+    access = kube::find_cluster({flags.kubeconfig, flags.context}, kube::Environment::current());
   } catch (const kube::ConfigError& e) {
     err << "error: " << e.what() << "\n";
-    return std::nullopt;
+    return false;
   }
-}
-
-kube::ClientOptions client_options(const KubeFlags& flags) {
   kube::ClientOptions options;
   options.rate = {flags.qps, flags.burst};
-  return options;
-}
-
-}  // namespace
-
-bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
-                       kube::PageObserver* observer) {
-  std::optional<kube::ClusterAccess> found = find_access(flags, err);
-  if (!found) return false;
-  kube::ClusterAccess& access = *found;
-  kube::ApiClient client(access, client_options(flags));
+  kube::ApiClient client(access, options);
   kube::ClusterRead read;
   try {
     read = kube::read_cluster(client, {}, observer);
@@ -65,23 +51,24 @@ bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, st
         << "; what needs them falls back (docs/cluster-access.md)\n";
   }
   *snapshot = std::move(read.snapshot);
-  return true;
-}
-
-bool read_live_moves(const KubeFlags& flags, std::chrono::system_clock::time_point now,
-                     std::chrono::seconds window, strategies::WorkloadMoves* moves,
-                     std::ostream& err) {
-  std::optional<kube::ClusterAccess> access = find_access(flags, err);
-  if (!access) return false;
-  kube::ApiClient client(*access, client_options(flags));
-  MovesRebuild read = rebuild_workload_moves(client, now, window);
-  if (!read.error.empty()) {
-    err << "warning: the workload cool-down's recent moves were not read (" << read.error
-        << "): the plan knows no earlier eviction, as the controller's first cycle would not; "
-           "grant list on events.k8s.io events to fix\n";
-    return true;
+  if (moves != nullptr) {
+    MovesRebuild events = rebuild_workload_moves(client, moves->now, moves->window);
+    if (!events.error.empty()) {
+      err << "warning: the workload cool-down's recent moves were not read (" << events.error
+          << "): the plan knows no earlier eviction, as a controller that cannot read its "
+             "Events\n";
+    } else {
+      // Like the snapshot, the Events are today's: with --at in the past, the moves after it are
+      // left out.
+      strategies::WorkloadMoves kept;
+      for (auto& [workload, list] : events.moves) {
+        for (const strategies::WorkloadMove& move : list) {
+          if (move.at <= moves->now) kept[workload].push_back(move);
+        }
+      }
+      moves->moves = std::move(kept);
+    }
   }
-  *moves = std::move(read.moves);
   return true;
 }
 

@@ -12,20 +12,23 @@
 
 namespace loadshift::controller {
 
+// The workload cool-down's memory, read with the cluster as the controller rebuilds it when it
+// starts (workload_moves.h): loadshift's eviction Events of the `window` before `now`, none after
+// `now` (Events, like the cluster, are read as they are today).
+struct LiveMoves {
+  std::chrono::system_clock::time_point now;
+  std::chrono::seconds window{0};
+  strategies::WorkloadMoves moves;  // the result
+};
+
 // Finds the cluster as the flags say and reads it into `*snapshot`. Returns false after writing
 // to `err` why not: the configuration (naming the file, context or field), the API's answer
 // (401, 403 with the RBAC verb and resource, TLS, connection), or objects the decoder could not
 // read (a partial cluster is never planned on). `observer` (may be null) sees the raw pages.
+// With `moves` (may be null), also reads the cool-down's moves with the same client; an Events
+// list that fails is a warning on `err` and leaves them empty.
 bool read_live_cluster(const KubeFlags& flags, placement::Snapshot* snapshot, std::ostream& err,
-                       kube::PageObserver* observer = nullptr);
-
-// Reads the workload cool-down's memory from the live cluster as the controller rebuilds it when
-// it starts (workload_moves.h): loadshift's eviction Events newer than `now - window`, into
-// `*moves`. False after writing to `err` why the cluster could not be found; an Events list that
-// fails is a warning on `err` and leaves `*moves` as it was (true).
-bool read_live_moves(const KubeFlags& flags, std::chrono::system_clock::time_point now,
-                     std::chrono::seconds window, strategies::WorkloadMoves* moves,
-                     std::ostream& err);
+                       kube::PageObserver* observer = nullptr, LiveMoves* moves = nullptr);
 
 // Checks --kube-api-qps and --kube-api-burst; writes the problem to `err` and returns false.
 bool check_kube_flags(const KubeFlags& flags, std::ostream& err);

@@ -61,8 +61,19 @@ bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::os
   std::optional<policy::Policy> policy = load_policy(options.policy_file, err);
   if (!policy) return false;
   cluster->policy = std::move(*policy);
+  cluster->settings = strategies::effective_settings(cluster->policy.loadshift, overrides);
+  cluster->options =
+      strategies::plan_options(cluster->settings, at.value_or(std::chrono::system_clock::now()));
   if (options.snapshot_files.empty()) {
-    if (!read_live_cluster(options.kube, &cluster->snapshot, err)) return false;
+    // Live, the cool-down remembers what the controller would: its Events of the window.
+    LiveMoves moves{cluster->options.now, cluster->options.cooldown, {}};
+    const bool cooling = cluster->options.cooldown.count() > 0;
+    if (!read_live_cluster(options.kube, &cluster->snapshot, err, nullptr,
+                           cooling ? &moves : nullptr)) {
+      return false;
+    }
+    cluster->moves = std::move(moves.moves);
+    if (cooling) cluster->options.last_moved = &cluster->moves;
   } else if (!read_snapshot(options.snapshot_files, &cluster->snapshot, err)) {
     return false;
   }
@@ -73,17 +84,6 @@ bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::os
       fetch_usage(flags, cluster->policy, cluster->snapshot, err);
   if (!usage) return false;
   cluster->usage = std::move(*usage);
-  cluster->settings = strategies::effective_settings(cluster->policy.loadshift, overrides);
-  cluster->options =
-      strategies::plan_options(cluster->settings, at.value_or(std::chrono::system_clock::now()));
-  // Live, the cool-down remembers what the controller would: its Events of the window.
-  if (options.snapshot_files.empty() && cluster->options.cooldown.count() > 0) {
-    if (!read_live_moves(options.kube, cluster->options.now, cluster->options.cooldown,
-                         &cluster->moves, err)) {
-      return false;
-    }
-    cluster->options.last_moved = &cluster->moves;
-  }
   cluster->plan =
       strategies::make_plan(*cluster->index, cluster->usage, cluster->policy, cluster->options);
   return true;

@@ -40,7 +40,8 @@ bool landing_predicted(PlanContext& ctx, PodId pod) {
 
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId witness,
                              const PredictedUsage& predicted, const TargetCaps& caps,
-                             const std::vector<bool>& classified, const PodAmounts& load) {
+                             const std::vector<bool>& classified, const std::vector<bool>& targets,
+                             const PodAmounts& load) {
   LandingVerdict out;
   const placement::SchedulerModel& model = ctx.scheduler_model();
   const placement::Snapshot& snapshot = ctx.snapshot();
@@ -106,17 +107,16 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     }
     return out;
   }
-  // All of them are equally likely: the plan counts the replacement on an underutilized one when
-  // there is one, and among those on the one the placement core prefers, as it chooses a target.
+  // All of them are equally likely: the plan counts the replacement on one of the plugin's own
+  // targets when there is one, and among those on the one the placement core prefers, as it
+  // chooses a target.
   const placement::Placer& placer = ctx.placer();
-  auto under = [&ctx](NodeId node) {
-    return ctx.node_state(node).node_class == NodeClass::kUnderutilized;
-  };
-  const bool any_under = std::any_of(acceptable.begin(), acceptable.end(), under);
+  auto preferred = [&targets](NodeId node) { return targets[node]; };
+  const bool any_target = std::any_of(acceptable.begin(), acceptable.end(), preferred);
   placement::TargetScore best_score;
   out.landing = placement::kNoNode;
   for (NodeId node : acceptable) {
-    if (any_under && !under(node)) continue;
+    if (any_target && !preferred(node)) continue;
     placement::TargetScore score = placer.score(pod, node, ctx.ledger());
     if (out.landing == placement::kNoNode || placement::better(score, best_score)) {
       out.landing = node;

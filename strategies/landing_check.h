@@ -43,12 +43,14 @@ bool landing_predicted(PlanContext& ctx, PodId pod);
 // no usage data, no allocatable, out of scope), a node that `caps` would see pushed over its
 // targetThresholds by `load`, or a node the pod's workload left within the cool-down. The pod
 // moves when at least PlanOptions::min_landing_chance percent of them are acceptable ("lands on
-// te5 or te6 (2 of 3 top nodes; 1 in 3 back on te3)"), counted on one of them: an underutilized one
-// when there is one, and among those the one the placement core scores best (TargetScore; ties
-// to the earlier node of the snapshot).
-// `witness` is a target the plugin's search accepted; the reasons compare its scores.
+// te5 or te6 (2 of 3 top nodes; 1 in 3 back on te3)"), counted on one of them: one of the plugin's
+// own targets (`targets[node]`: underutilized, matching its nodeSelectors) when there is one, and
+// among those the one the placement core scores best (TargetScore; ties to the earlier node of
+// the snapshot). `witness` is a target the plugin's search accepted; the reasons compare its
+// scores.
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId witness,
                              const PredictedUsage& predicted, const TargetCaps& caps,
-                             const std::vector<bool>& classified, const PodAmounts& load);
+                             const std::vector<bool>& classified, const std::vector<bool>& targets,
+                             const PodAmounts& load);
 
 }  // namespace loadshift::strategies

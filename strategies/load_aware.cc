@@ -238,10 +238,12 @@ class LoadAware {
 
   // Step 5's candidate set: underutilized nodes that the selectors allow.
   void choose_targets() {
+    is_target_.assign(snapshot_.nodes.size(), false);
     for (NodeId node : under_) {
       if (ctx_.matches_selector(node, scope_->node_selector) &&
           ctx_.matches_selector(node, args_.node_selector)) {
         targets_.push_back(node);
+        is_target_[node] = true;
       }
     }
     if (targets_.empty()) {
@@ -418,8 +420,8 @@ class LoadAware {
       NodeId target = *search.target;
       LandingVerdict landing;
       if (predicted_landing) {
-        landing =
-            check_landing(ctx_, pod, source, target, predicted_, caps_, classified_, chosen.load);
+        landing = check_landing(ctx_, pod, source, target, predicted_, caps_, classified_,
+                                is_target_, chosen.load);
         if (!landing.problem.empty()) {
           comes_back = comes_back || landing.back_on_source;
           ctx_.skip(pod, kName, std::move(landing.problem));
@@ -462,6 +464,7 @@ class LoadAware {
   std::vector<bool> classified_;   // by node: measured and classified by this plugin
   TargetCaps caps_;                // high_, for the target search
   std::vector<NodeId> known_, over_, under_, targets_;
+  std::vector<bool> is_target_;  // by node: in targets_
   std::string no_targets_ = "no underutilized node";
 };
 

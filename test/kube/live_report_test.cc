@@ -129,8 +129,19 @@ TEST_CASE("live report: the cool-down remembers the controller's Events, as `run
                                         "load-test/ReplicaSet/low-priority-workload-5f6b7 moved "
                                         "te5 -> te3 5m ago"));
   }
-  SECTION("the cool-down off: the move as without the Event") {
+  SECTION("the cool-down off: the move as without the Event, and no Events read") {
     live.plan.workload_cooldown = "0";
+    Run run = report(live);
+    REQUIRE(run.code == 0);
+    CHECK_THAT(run.out, Catch::Contains("te3 -> te8  LoadAware"));
+    size_t event_lists = 0;
+    for (const auto& request : server.requests()) {
+      event_lists += request.path.find("/apis/events.k8s.io/v1/events") != std::string::npos;
+    }
+    CHECK(event_lists == 0);
+  }
+  SECTION("--at before the Event: a move after it is not remembered") {
+    live.at = "2026-11-22T03:50:00Z";
     Run run = report(live);
     REQUIRE(run.code == 0);
     CHECK_THAT(run.out, Catch::Contains("te3 -> te8  LoadAware"));

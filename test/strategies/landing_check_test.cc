@@ -190,3 +190,18 @@ TEST_CASE("per-workload cool-down: a move is not undone within the window") {
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()) == Moves{"busy->cold"});
   }
 }
+
+TEST_CASE("landing prediction: among tied landings, one of the plugin's own targets is counted") {
+  BalanceRun r;
+  // a and b tie for the scheduler; only b matches LoadAware's nodeSelector, so b is the target
+  // (a, the earlier node, would be the placement core's pick on a tie).
+  r.f.snapshot.nodes = {make_node("hot"), make_node("a"), make_node("b")};
+  r.f.snapshot.nodes[2].meta.labels.set("pool", "b");
+  r.f.snapshot.pods = {anchor("anchor", "hot", 20000), owned_pod("busy", "hot", 500, "busy-rs")};
+  r.f.usage = usage_of({{"hot", {92, 40}}, {"a", {10, 10}}, {"b", {10, 10}}});
+  policy::LoadAwareArgs args = seed_load_aware_args();
+  args.node_selector = "pool=b";
+  CHECK(r.run(&strategies::run_load_aware, args) == Moves{"busy->b"});
+  CHECK(r.f.plan.evictions[0].landing == r.f.node("b"));
+  CHECK(r.reason(0).find("lands on a or b (2 of 2 top nodes)") != std::string::npos);
+}
