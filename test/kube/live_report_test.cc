@@ -69,6 +69,17 @@ Run report(ReportOptions options) {
   return run;
 }
 
+// The seed policy and usage at kAt, on the fake API server's cluster (no rate limit).
+ReportOptions seed_report_on(const FakeApiServer& server, const TempDir& tmp) {
+  ReportOptions live;
+  live.policy_file = kSeedPolicy;
+  live.usage_file = kUsage;
+  live.at = kAt;
+  live.kube.kubeconfig = kubeconfig_for(server, tmp);
+  live.kube.qps = 0;
+  return live;
+}
+
 // The report without its first line (which names where usage came from).
 std::string body_of(const std::string& report) {
   return report.substr(report.find('\n') + 1);
@@ -80,12 +91,7 @@ TEST_CASE("live report: the same plan as the report from the files", "[kube][liv
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
   TempDir tmp;
-  ReportOptions live;
-  live.policy_file = kSeedPolicy;
-  live.usage_file = kUsage;
-  live.at = kAt;
-  live.kube.kubeconfig = kubeconfig_for(server, tmp);
-  live.kube.qps = 0;
+  ReportOptions live = seed_report_on(server, tmp);
   Run from_cluster = report(live);
   INFO(from_cluster.err);
   REQUIRE(from_cluster.code == 0);
@@ -104,12 +110,7 @@ TEST_CASE("live report: the cool-down remembers the controller's Events, as `run
   FakeApiServer server;
   loadshift::testing::serve_seed_cluster(server);
   TempDir tmp;
-  ReportOptions live;
-  live.policy_file = kSeedPolicy;
-  live.usage_file = kUsage;
-  live.at = kAt;
-  live.kube.kubeconfig = kubeconfig_for(server, tmp);
-  live.kube.qps = 0;
+  ReportOptions live = seed_report_on(server, tmp);
   // Five minutes before --at, loadshift moved a pod of the same ReplicaSet from te5 onto te3:
   // sending k2x9p off te3 now would undo it.
   const auto at = *loadshift::placement::parse_rfc3339(kAt);
