@@ -197,7 +197,7 @@ void ControllerMetrics::set_leader(bool leader) {
   leader_.Set(leader ? 1 : 0);
 }
 
-void ControllerMetrics::record_cache(const placement::Snapshot& snapshot,
+void ControllerMetrics::record_cache(const model::Snapshot& snapshot,
                                      double seconds_since_contact) {
   auto set = [&](const char* kind, size_t n) {
     cache_objects_.Add({{"kind", kind}}).Set(static_cast<double>(n));

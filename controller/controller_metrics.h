@@ -51,7 +51,7 @@ class ControllerMetrics {
   // loadshift_leader (1 while this replica holds the lease or runs without election).
   void set_leader(bool leader);
   // loadshift_cache_objects{kind} and loadshift_cache_seconds_since_contact.
-  void record_cache(const placement::Snapshot& snapshot, double seconds_since_contact);
+  void record_cache(const model::Snapshot& snapshot, double seconds_since_contact);
   // loadshift_soft_tainted_nodes (nodes carrying loadshift.io/overutilized:PreferNoSchedule after
   // the cycle's changes) and loadshift_soft_taint_changes_total{action="added|removed|failed"}.
   void record_soft_taints(size_t tainted, size_t added, size_t removed, size_t failed);

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "controller/report.h"
+#include "report/report.h"
 #include "controller/soft_taint.h"
 #include "controller/structured_log.h"
 #include "controller/workload_moves.h"
 #include "placement/cluster_index.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "strategies/plan.h"
 
 namespace loadshift::controller {
@@ -180,7 +180,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
           skipped("cache_not_synced", "the cache has not finished its first list of: " + waiting);
       return;
     }
-    if (std::vector<placement::DecodeError> errors = cache_.decode_errors(); !errors.empty()) {
+    if (std::vector<model::DecodeError> errors = cache_.decode_errors(); !errors.empty()) {
       outcome = skipped("cache_unreadable_objects",
                         std::to_string(errors.size()) +
                             " object(s) in the cache could not be read, so the cluster is only "
@@ -217,7 +217,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     // before the snapshot and the index exist, and the snapshot, which shares the cache's pods,
     // does not keep pods the cache replaces during the fetch alive: the two never add up. (A node
     // that joins during the fetch is in the snapshot without usage: unknown for this cycle.)
-    UsageFlags flags;
+    usage::UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
     std::string secret_error;
     flags.providers_token = read_providers_token(*policy, &secret_error);
@@ -229,27 +229,27 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     std::string why_none;
     std::unique_ptr<metrics::NodeUsageSource> source;
     try {
-      source = make_usage_source(flags, *policy, &why_none);
+      source = usage::make_usage_source(flags, *policy, &why_none);
     } catch (const std::exception& e) {
       outcome = skipped("usage_fetch_failed", std::string("usage source: ") + e.what());
       return;
     }
     if (!source) {
-      usage = usage_without_source(why_none);
+      usage = usage::usage_without_source(why_none);
     } else {
       const Clock::time_point fetch_started = Clock::now();
       try {
         std::vector<metrics::NodeIdentity> nodes;  // read in place: no copy of the nodes
         cache_.visit_nodes(
-            [&nodes](const placement::Node& node) { nodes.push_back(node_identity(node)); });
-        usage = source->fetch(nodes, usage_request(*policy));
+            [&nodes](const model::Node& node) { nodes.push_back(usage::node_identity(node)); });
+        usage = source->fetch(nodes, usage::usage_request(*policy));
         metrics_.observe_usage_fetch(seconds_since(fetch_started), true);
       } catch (const std::exception& e) {
         metrics_.observe_usage_fetch(seconds_since(fetch_started), false);
         outcome = skipped("usage_fetch_failed", std::string("usage fetch: ") + e.what());
         return;
       }
-      for (std::string& warning : usage_source_warnings(flags, *policy)) {
+      for (std::string& warning : usage::usage_source_warnings(flags, *policy)) {
         usage.warnings.push_back(std::move(warning));
       }
       self_metrics_.record_usage(usage);
@@ -260,7 +260,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
 
     // Const: reading pods through a const snapshot never copies the ones it shares.
-    const placement::Snapshot snapshot = cache_.snapshot();
+    const model::Snapshot snapshot = cache_.snapshot();
     metrics_.record_cache(snapshot, stats.max_seconds_since_contact);
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
 
@@ -288,10 +288,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
 
     if (settings_.dry_run) {
       std::ostringstream report;
-      write_report(index, plan, usage, ReportFormat::kTable,
-                   ReportStyle{false, placement::format_rfc3339(plan_options.now)}, report);
+      report::write_report(index, plan, usage, report::ReportFormat::kTable,
+                   report::ReportStyle{false, model::format_rfc3339(plan_options.now)}, report);
       for (const strategies::EvictionDecision& decision : plan.evictions) {
-        const placement::Pod& pod = snapshot.pods[decision.pod];
+        const model::Pod& pod = snapshot.pods[decision.pod];
         log_line(spdlog::level::info, "would evict (dry run)",
                  {{"pod", pod.key()},
                   {"node", snapshot.nodes[decision.node].meta.name},
@@ -344,7 +344,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     for (const ExecutedEviction& done : summary.evictions) {
       if (done.outcome != "evicted") continue;
       const strategies::EvictionDecision& decision = plan.evictions[done.decision];
-      const placement::Pod& pod = snapshot.pods[decision.pod];
+      const model::Pod& pod = snapshot.pods[decision.pod];
       std::string workload = strategies::workload_key(pod);
       if (workload.empty() || pod.terminated()) continue;
       auto name = [&](placement::NodeId node) {

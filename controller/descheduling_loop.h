@@ -23,7 +23,7 @@
 #include "controller/plan_executor.h"
 #include "controller/policy_watcher.h"
 #include "controller/status_server.h"
-#include "controller/usage_sources.h"
+#include "usage/usage_sources.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"

@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 namespace loadshift::controller {
 namespace {
@@ -17,7 +17,7 @@ using Clock = std::chrono::steady_clock;
 using nlohmann::json;
 
 std::string now_micro() {
-  return placement::format_micro_time(std::chrono::system_clock::now());
+  return model::format_micro_time(std::chrono::system_clock::now());
 }
 
 int64_t steady_ns(Clock::time_point t) {

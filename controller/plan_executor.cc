@@ -9,7 +9,7 @@
 namespace loadshift::controller {
 namespace {
 
-using placement::Pod;
+using model::Pod;
 
 using strategies::in_flight;
 using strategies::rollout_workload;
@@ -45,7 +45,7 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
                                        const strategies::Plan& plan,
                                        const EvictPermission& may_evict,
                                        const NodeWrites* node_writes) {
-  const placement::Snapshot& snap = index.snapshot();
+  const model::Snapshot& snap = index.snapshot();
   ExecutionSummary summary;
   // Per workload key: pods in flight in the snapshot (lazily counted), plus this cycle's.
   std::map<std::string, int> workload_in_flight;  // pods in flight, each pod counted once
@@ -115,8 +115,8 @@ ExecutionSummary PlanExecutor::execute(const placement::ClusterIndex& index,
     }
 
     if (!target.empty()) {
-      const placement::Node& planned_target = snap.nodes[decision.target];
-      std::optional<placement::Node> live_target = cache_.node(target);
+      const model::Node& planned_target = snap.nodes[decision.target];
+      std::optional<model::Node> live_target = cache_.node(target);
       if (!live_target || live_target->meta.uid != planned_target.meta.uid) {
         skip("target gone: node " + target + " is no longer in the cache", "target_changed");
         continue;

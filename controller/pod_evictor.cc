@@ -7,7 +7,7 @@
 #include <thread>
 
 #include "controller/workload_moves.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 namespace loadshift::controller {
 namespace {
@@ -70,7 +70,7 @@ const char* to_string(EvictionResult result) {
 PodEvictor::PodEvictor(kube::ApiClient& client, PodEvictorOptions options)
     : client_(client), options_(std::move(options)) {}
 
-EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermission& may_send) {
+EvictionOutcome PodEvictor::evict(const model::Pod& pod, const SendPermission& may_send) {
   json delete_options = {{"preconditions", {{"uid", pod.meta.uid}}}};
   if (options_.grace_period_seconds) {
     delete_options["gracePeriodSeconds"] = *options_.grace_period_seconds;
@@ -158,7 +158,7 @@ EvictionOutcome PodEvictor::evict(const placement::Pod& pod, const SendPermissio
   }
 }
 
-std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& event) {
+std::string PodEvictor::post_event(const model::Pod& pod, const EventNote& event) {
   static std::atomic<uint64_t> sequence{0};
   auto now = std::chrono::system_clock::now();
   // Unique per pod and moment, as client-go names events: <pod>.<hex nanoseconds>.
@@ -173,7 +173,7 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
       {"apiVersion", "events.k8s.io/v1"},
       {"kind", "Event"},
       {"metadata", {{"name", pod.meta.name + "." + suffix}, {"namespace", pod.meta.namespace_}}},
-      {"eventTime", placement::format_micro_time(now)},
+      {"eventTime", model::format_micro_time(now)},
       {"reportingController", kReportingController},
       {"reportingInstance", options_.reporting_instance},
       {"action", "Descheduled"},
@@ -193,7 +193,7 @@ std::string PodEvictor::post_event(const placement::Pod& pod, const EventNote& e
   if (!annotations.empty()) body["metadata"]["annotations"] = std::move(annotations);
   // The workload, so that a restarted controller finds when it last moved one of its pods
   // (workload_moves.h reads it back).
-  if (const placement::OwnerReference* owner = pod.controller()) {
+  if (const model::OwnerReference* owner = pod.controller()) {
     body["related"] = {{"apiVersion", owner->api_version},
                        {"kind", owner->kind},
                        {"namespace", pod.meta.namespace_},

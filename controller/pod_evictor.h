@@ -22,7 +22,7 @@
 #include <string_view>
 
 #include "kube/api_client.h"
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::controller {
 
@@ -76,13 +76,13 @@ class PodEvictor {
   // Evicts `pod` (its namespace, name and uid), asking `may_send` before every attempt; when it
   // says no, the outcome is kFailed with its reason and `stopped` set. Never throws: an ApiError
   // (403, connection) becomes kFailed with its message.
-  EvictionOutcome evict(const placement::Pod& pod, const SendPermission& may_send);
+  EvictionOutcome evict(const model::Pod& pod, const SendPermission& may_send);
 
   // Posts an events.k8s.io/v1 Event regarding `pod` (action "Descheduled", reporting controller
   // "loadshift.io/descheduler"), `related` to the pod's controlling owner (apiVersion, kind,
   // namespace, name, uid; none for a bare pod). Returns "" or why it could not be written (never
   // throws).
-  std::string post_event(const placement::Pod& pod, const EventNote& event);
+  std::string post_event(const model::Pod& pod, const EventNote& event);
 
  private:
   kube::ApiClient& client_;

@@ -13,8 +13,8 @@ namespace {
 using nlohmann::json;
 using strategies::NodeClass;
 
-bool is_soft_taint(const placement::Taint& taint) {
-  return taint.key == kSoftTaintKey && taint.effect == placement::TaintEffect::kPreferNoSchedule;
+bool is_soft_taint(const model::Taint& taint) {
+  return taint.key == kSoftTaintKey && taint.effect == model::TaintEffect::kPreferNoSchedule;
 }
 
 std::string answer_text(const kube::ApiAnswer& answer) {
@@ -26,7 +26,7 @@ std::string answer_text(const kube::ApiAnswer& answer) {
 
 // The patch that makes `node` (as seen) carry the taint (add) or not; empty when it already is
 // so.
-json taint_patch(const placement::Node& node, bool add) {
+json taint_patch(const model::Node& node, bool add) {
   json ops = json::array();
   ops.push_back({{"op", "test"},
                  {"path", "/metadata/resourceVersion"},
@@ -55,25 +55,25 @@ json taint_patch(const placement::Node& node, bool add) {
 
 }  // namespace
 
-bool has_soft_taint(const placement::Node& node) {
-  for (const placement::Taint& taint : node.taints) {
+bool has_soft_taint(const model::Node& node) {
+  for (const model::Taint& taint : node.taints) {
     if (is_soft_taint(taint)) return true;
   }
   return false;
 }
 
-SoftTaintPlan plan_soft_taints(const placement::Snapshot& snapshot, const strategies::Plan& plan) {
+SoftTaintPlan plan_soft_taints(const model::Snapshot& snapshot, const strategies::Plan& plan) {
   SoftTaintPlan out;
   std::map<placement::NodeId, size_t> evicted_from;
   for (const strategies::EvictionDecision& decision : plan.evictions) {
     if (decision.node != placement::kNoNode) ++evicted_from[decision.node];
   }
-  for (const placement::Node& node : snapshot.nodes) {
+  for (const model::Node& node : snapshot.nodes) {
     if (has_soft_taint(node)) ++out.carrying;
   }
   for (const strategies::NodeState& state : plan.nodes) {
     if (state.node >= snapshot.nodes.size()) continue;
-    const placement::Node& node = snapshot.nodes[state.node];
+    const model::Node& node = snapshot.nodes[state.node];
     const bool carries = has_soft_taint(node);
     switch (state.node_class) {
       case NodeClass::kOverutilized: {
@@ -114,13 +114,13 @@ SoftTainter::SoftTainter(kube::ApiClient& client, const kube::WatchCache& cache,
                          std::chrono::milliseconds request_timeout)
     : client_(client), cache_(cache), request_timeout_(request_timeout) {}
 
-std::string SoftTainter::patch(const std::string& name, const placement::Node& seen, bool add,
+std::string SoftTainter::patch(const std::string& name, const model::Node& seen, bool add,
                                const std::function<std::string()>& may_write,
                                std::string* resource_version) {
   resource_version->clear();
   const std::string path = "/api/v1/nodes/" + name;
   const kube::WriteOptions options{1, request_timeout_, &may_write, "application/json-patch+json"};
-  std::optional<placement::Node> node = seen;
+  std::optional<model::Node> node = seen;
   std::string last;
   constexpr int kAttempts = 3;
   for (int attempt = 1; attempt <= kAttempts; ++attempt) {
@@ -157,7 +157,7 @@ std::string SoftTainter::patch(const std::string& name, const placement::Node& s
          " attempts; last answer: " + last + ")";
 }
 
-SoftTaintResult SoftTainter::apply(const placement::Snapshot& snapshot,
+SoftTaintResult SoftTainter::apply(const model::Snapshot& snapshot,
                                    const strategies::Plan& plan,
                                    const std::function<std::string()>& may_write) {
   SoftTaintResult result;
@@ -170,7 +170,7 @@ SoftTaintResult SoftTainter::apply(const placement::Snapshot& snapshot,
               {"reason", "class " + why + ": the taint stays until the node is known to be cool"}});
   }
   for (const SoftTaintChange& change : wanted.changes) {
-    const placement::Node& node = snapshot.nodes[change.node];
+    const model::Node& node = snapshot.nodes[change.node];
     const std::string& name = node.meta.name;
     std::string version;
     std::string error;

@@ -29,7 +29,7 @@
 #include "controller/plan_executor.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "strategies/plan.h"
 
 namespace loadshift::controller {
@@ -37,7 +37,7 @@ namespace loadshift::controller {
 inline constexpr const char* kSoftTaintKey = "loadshift.io/overutilized";
 
 // True when `node` carries loadshift.io/overutilized:PreferNoSchedule (any value).
-bool has_soft_taint(const placement::Node& node);
+bool has_soft_taint(const model::Node& node);
 
 struct SoftTaintChange {
   placement::NodeId node = placement::kNoNode;
@@ -53,7 +53,7 @@ struct SoftTaintPlan {
 };
 
 // What should change, from the snapshot the plan was made on and the plan. Pure.
-SoftTaintPlan plan_soft_taints(const placement::Snapshot& snapshot, const strategies::Plan& plan);
+SoftTaintPlan plan_soft_taints(const model::Snapshot& snapshot, const strategies::Plan& plan);
 
 struct SoftTaintResult {
   NodeWrites writes;   // for the PlanExecutor
@@ -72,14 +72,14 @@ class SoftTainter {
   // taint removed"), kept on an unknown node ("soft taint kept") or not written ("soft taint
   // failed", a warning). A failed add refuses the node's evictions (writes.refused); a failed
   // removal only warns (the next cycle tries again). Never throws.
-  SoftTaintResult apply(const placement::Snapshot& snapshot, const strategies::Plan& plan,
+  SoftTaintResult apply(const model::Snapshot& snapshot, const strategies::Plan& plan,
                         const std::function<std::string()>& may_write);
 
  private:
   // Adds or removes the taint on `name`, seen first as `seen`; "" or why not. `resource_version`
   // receives the node's version after a patch of `seen` itself ("" when nothing needed writing,
   // or the patch was made again on a node changed since).
-  std::string patch(const std::string& name, const placement::Node& seen, bool add,
+  std::string patch(const std::string& name, const model::Node& seen, bool add,
                     const std::function<std::string()>& may_write, std::string* resource_version);
 
   kube::ApiClient& client_;

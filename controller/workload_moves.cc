@@ -7,7 +7,7 @@
 
 #include "controller/pod_evictor.h"
 #include "http/http_client.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 namespace loadshift::controller {
 namespace {
@@ -23,7 +23,7 @@ std::string string_field(const json& object, const char* name) {
 std::optional<Time> time_field(const json& object, const char* name) {
   std::string text = string_field(object, name);
   if (text.empty()) return std::nullopt;
-  return placement::parse_rfc3339(text);
+  return model::parse_rfc3339(text);
 }
 
 }  // namespace

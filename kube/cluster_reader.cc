@@ -44,7 +44,7 @@ const std::vector<Collection>& plan_collections() {
   return collections;
 }
 
-void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from) {
+void append_snapshot(model::Snapshot& into, model::Snapshot&& from) {
   move_all(into.nodes, from.nodes);
   into.pods.append(std::move(from.pods));
   move_all(into.priority_classes, from.priority_classes);
@@ -66,8 +66,8 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
   while (true) {
     std::string path = collection.path + "?limit=" + std::to_string(options.page_size);
     if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
-    placement::Snapshot page;
-    placement::JsonSnapshotDecoder decoder(&page);
+    model::Snapshot page;
+    model::JsonSnapshotDecoder decoder(&page);
     if (observer != nullptr) observer->begin_page(collection);
     std::exception_ptr observer_failed;  // never thrown through libcurl's C frames
     StreamOptions stream;
@@ -99,7 +99,7 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
           result.restarts < static_cast<size_t>(options.max_restarts)) {
         // The continue token's snapshot is gone: the list starts over, consistently.
         ++result.restarts;
-        result.snapshot = placement::Snapshot{};
+        result.snapshot = model::Snapshot{};
         result.errors.clear();
         result.resource_version.clear();
         continue_token.clear();
@@ -112,11 +112,11 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
       }
       throw;
     }
-    placement::DecodeSummary summary = decoder.finish();
+    model::DecodeSummary summary = decoder.finish();
     if (observer != nullptr) observer->end_page(true);
     ++result.pages;
     if (result.resource_version.empty()) result.resource_version = summary.list_resource_version;
-    for (placement::DecodeError& error : summary.errors) result.errors.push_back(std::move(error));
+    for (model::DecodeError& error : summary.errors) result.errors.push_back(std::move(error));
     append_snapshot(result.snapshot, std::move(page));
     continue_token = summary.list_continue;
     if (continue_token.empty()) break;
@@ -144,7 +144,7 @@ ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObse
     read.pages += list.pages;
     read.restarts += list.restarts;
     append_snapshot(read.snapshot, std::move(list.snapshot));
-    for (placement::DecodeError& error : list.errors) read.errors.push_back(std::move(error));
+    for (model::DecodeError& error : list.errors) read.errors.push_back(std::move(error));
   }
   return read;
 }

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "kube/api_client.h"
-#include "placement/decode.h"
-#include "placement/model.h"
+#include "model/decode.h"
+#include "model/model.h"
 
 namespace loadshift::kube {
 
@@ -46,8 +46,8 @@ class PageObserver {
 };
 
 struct ClusterRead {
-  placement::Snapshot snapshot;
-  std::vector<placement::DecodeError> errors;  // objects left out, and why
+  model::Snapshot snapshot;
+  std::vector<model::DecodeError> errors;  // objects left out, and why
   std::vector<std::string> not_installed;      // "HyperNodes (topology.volcano.sh/v1alpha1)"
   std::vector<std::string> not_permitted;      // optional ones refused: "Namespaces (403 ...)"
   size_t pages = 0;
@@ -65,8 +65,8 @@ struct ReadOptions {
 
 // One collection, listed to the end.
 struct ListResult {
-  placement::Snapshot snapshot;
-  std::vector<placement::DecodeError> errors;
+  model::Snapshot snapshot;
+  std::vector<model::DecodeError> errors;
   std::string resource_version;  // the list's (its first page's) resourceVersion
   size_t pages = 0, restarts = 0;
 };
@@ -85,6 +85,6 @@ ClusterRead read_cluster(ApiClient& client, const ReadOptions& options = {},
                          PageObserver* observer = nullptr);
 
 // Moves every object of `from` to the end of `into`.
-void append_snapshot(placement::Snapshot& into, placement::Snapshot&& from);
+void append_snapshot(model::Snapshot& into, model::Snapshot&& from);
 
 }  // namespace loadshift::kube

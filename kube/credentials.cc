@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "kube/cluster_access.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 extern char** environ;
 
@@ -199,7 +199,7 @@ struct Credentials::State {
     exec_token = (*status)["token"].get<std::string>();
     exec_expiry.reset();
     if (status->contains("expirationTimestamp") && (*status)["expirationTimestamp"].is_string()) {
-      exec_expiry = placement::parse_rfc3339((*status)["expirationTimestamp"].get<std::string>());
+      exec_expiry = model::parse_rfc3339((*status)["expirationTimestamp"].get<std::string>());
       if (!exec_expiry) throw ConfigError(prefix + "an expirationTimestamp that is not RFC 3339");
     }
     exec_cached = true;

@@ -10,19 +10,19 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
-#include "placement/decode.h"
+#include "model/decode.h"
 
 namespace loadshift::kube {
 namespace {
 
-using placement::Snapshot;
+using model::Snapshot;
 using std::chrono::milliseconds;
 
 template <typename T>
 std::string key_of(const T& object) {
   return object.meta.namespace_ + "/" + object.meta.name;
 }
-std::string key_of(const placement::PriorityClass& object) {
+std::string key_of(const model::PriorityClass& object) {
   return "/" + object.name;
 }
 
@@ -77,8 +77,8 @@ std::string string_at(const nlohmann::json& object, const char* a, const char* b
 struct CollectionState {
   const Collection* collection = nullptr;
   std::map<std::string, Snapshot> objects;
-  std::vector<placement::DecodeError> list_errors;             // of the last list
-  std::map<std::string, placement::DecodeError> event_errors;  // by object key, since
+  std::vector<model::DecodeError> list_errors;             // of the last list
+  std::map<std::string, model::DecodeError> event_errors;  // by object key, since
   std::string resource_version;
   bool synced = false;
   bool installed = true;
@@ -223,7 +223,7 @@ struct WatchCache::Impl {
       return false;
     }
     Snapshot one;
-    placement::DecodeSummary summary = placement::decode_json(object.dump(), &one);
+    model::DecodeSummary summary = model::decode_json(object.dump(), &one);
     std::lock_guard<std::mutex> lock(mutex);
     CollectionState& state = states[i];
     if (!summary.errors.empty()) {
@@ -431,9 +431,9 @@ Snapshot WatchCache::snapshot() const {
   return out;
 }
 
-std::vector<placement::DecodeError> WatchCache::decode_errors() const {
+std::vector<model::DecodeError> WatchCache::decode_errors() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
-  std::vector<placement::DecodeError> out;
+  std::vector<model::DecodeError> out;
   for (const CollectionState& s : impl_->states) {
     out.insert(out.end(), s.list_errors.begin(), s.list_errors.end());
     for (const auto& [key, error] : s.event_errors) out.push_back(error);
@@ -471,7 +471,7 @@ const CollectionState* state_of(const std::vector<CollectionState>& states,
 
 }  // namespace
 
-std::optional<placement::Pod> WatchCache::pod(std::string_view namespace_,
+std::optional<model::Pod> WatchCache::pod(std::string_view namespace_,
                                               std::string_view name) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* pods = state_of(impl_->states, "Pods");
@@ -481,7 +481,7 @@ std::optional<placement::Pod> WatchCache::pod(std::string_view namespace_,
   return it->second.pods.front();
 }
 
-std::optional<placement::Node> WatchCache::node(std::string_view name) const {
+std::optional<model::Node> WatchCache::node(std::string_view name) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return std::nullopt;
@@ -490,8 +490,8 @@ std::optional<placement::Node> WatchCache::node(std::string_view name) const {
   return it->second.nodes.front();
 }
 
-std::vector<placement::Node> WatchCache::nodes() const {
-  std::vector<placement::Node> out;
+std::vector<model::Node> WatchCache::nodes() const {
+  std::vector<model::Node> out;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return out;
@@ -501,22 +501,22 @@ std::vector<placement::Node> WatchCache::nodes() const {
   return out;
 }
 
-void WatchCache::visit_nodes(const std::function<void(const placement::Node&)>& visit) const {
+void WatchCache::visit_nodes(const std::function<void(const model::Node&)>& visit) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return;
   for (const auto& [key, one] : nodes->objects) {
-    for (const placement::Node& node : one.nodes) visit(node);
+    for (const model::Node& node : one.nodes) visit(node);
   }
 }
 
-std::vector<placement::Pod> WatchCache::pods_on_node(std::string_view node) const {
-  std::vector<placement::Pod> out;
+std::vector<model::Pod> WatchCache::pods_on_node(std::string_view node) const {
+  std::vector<model::Pod> out;
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* pods = state_of(impl_->states, "Pods");
   if (pods == nullptr) return out;
   for (const auto& [key, one] : pods->objects) {
-    for (const placement::Pod& pod : one.pods) {
+    for (const model::Pod& pod : one.pods) {
       if (pod.node_name == node) out.push_back(pod);
     }
   }

@@ -27,7 +27,7 @@
 
 #include "kube/api_client.h"
 #include "kube/cluster_reader.h"
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::kube {
 
@@ -74,24 +74,24 @@ class WatchCache {
   // Waits until synced() or `timeout`; returns synced().
   bool wait_synced(std::chrono::milliseconds timeout) const;
   // A copy of every object, consistent across collections (taken under one lock).
-  placement::Snapshot snapshot() const;
+  model::Snapshot snapshot() const;
   // The objects the decoder refused, by collection, since the last list (a partial cache is
   // never planned on: the controller checks this is empty).
-  std::vector<placement::DecodeError> decode_errors() const;
+  std::vector<model::DecodeError> decode_errors() const;
   WatchCacheStats stats() const;
 
   // The current state of one object, for the checks right before an eviction (a copy; cheap:
   // one lookup under the lock). Empty when the cache does not hold it (deleted, never seen).
-  std::optional<placement::Pod> pod(std::string_view namespace_, std::string_view name) const;
-  std::optional<placement::Node> node(std::string_view name) const;
+  std::optional<model::Pod> pod(std::string_view namespace_, std::string_view name) const;
+  std::optional<model::Node> node(std::string_view name) const;
   // Every node the cache holds (copies), in name order.
-  std::vector<placement::Node> nodes() const;
+  std::vector<model::Node> nodes() const;
   // Calls `visit` with every node the cache holds, in name order, under the cache's lock (no
   // copies): keep `visit` short (the watches wait meanwhile), never call back into the cache
   // from it (the lock is not recursive) and keep no reference past the call.
-  void visit_nodes(const std::function<void(const placement::Node&)>& visit) const;
+  void visit_nodes(const std::function<void(const model::Node&)>& visit) const;
   // Every pod the cache holds whose spec.nodeName is `node` (copies; a scan of all pods).
-  std::vector<placement::Pod> pods_on_node(std::string_view node) const;
+  std::vector<model::Pod> pods_on_node(std::string_view node) const;
 
  private:
   struct Impl;

@@ -21,10 +21,11 @@ void append_field(std::string& key, std::string_view field) {
   key += field;
 }
 
-void append_requirements(std::string& key, const std::vector<NodeSelectorRequirement>& list) {
+void append_requirements(std::string& key,
+                         const std::vector<model::NodeSelectorRequirement>& list) {
   key += 'r';
   append_count(key, list.size());
-  for (const NodeSelectorRequirement& r : list) {
+  for (const model::NodeSelectorRequirement& r : list) {
     append_field(key, r.key);
     key += static_cast<char>('0' + static_cast<int>(r.op));
     append_count(key, r.values.size());
@@ -35,14 +36,14 @@ void append_requirements(std::string& key, const std::vector<NodeSelectorRequire
 }  // namespace
 
 // Length-prefixed, so two different constraint sets never share a key.
-void write_constraints_key(const Pod& pod, std::string& key) {
+void write_constraints_key(const model::Pod& pod, std::string& key) {
   key.clear();
   key += 't';
   append_count(key, pod.tolerations.size());
-  for (const Toleration& t : pod.tolerations) {
+  for (const model::Toleration& t : pod.tolerations) {
     append_field(key, t.key);
     append_field(key, t.value);
-    key += t.op == TolerationOperator::kExists ? 'X' : 'E';
+    key += t.op == model::TolerationOperator::kExists ? 'X' : 'E';
     key += t.effect ? static_cast<char>('0' + static_cast<int>(*t.effect)) : '*';
   }
   key += 's';
@@ -54,14 +55,14 @@ void write_constraints_key(const Pod& pod, std::string& key) {
   if (pod.node_affinity.required) {
     key += 'a';
     append_count(key, pod.node_affinity.required->size());
-    for (const NodeSelectorTerm& term : *pod.node_affinity.required) {
+    for (const model::NodeSelectorTerm& term : *pod.node_affinity.required) {
       append_requirements(key, term.match_expressions);
       append_requirements(key, term.match_fields);
     }
   }
 }
 
-ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
+ClusterIndex::ClusterIndex(const model::Snapshot& snapshot, PlacementOptions options)
     : snapshot_(snapshot),
       options_(std::move(options)),
       tree_(snapshot.hyper_nodes, snapshot.nodes) {
@@ -79,14 +80,14 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
   soft_tainted_.reserve(node_count);
   std::set<std::string> pools;
   for (NodeId id = 0; id < node_count; ++id) {
-    const Node& node = snapshot.nodes[id];
+    const model::Node& node = snapshot.nodes[id];
     if (!node_by_name_.emplace(node.meta.name, id).second) {
       warnings_.push_back("node " + node.meta.name + " appears twice; the first one is used");
     }
     if (const std::string* pool = node.meta.labels.find(options_.pool_label)) pools.insert(*pool);
-    soft_tainted_.push_back(std::any_of(node.taints.begin(), node.taints.end(), [](const Taint& t) {
-      return t.effect == TaintEffect::kPreferNoSchedule;
-    }));
+    soft_tainted_.push_back(std::any_of(
+        node.taints.begin(), node.taints.end(),
+        [](const model::Taint& t) { return t.effect == model::TaintEffect::kPreferNoSchedule; }));
   }
   known_pools_.assign(pools.begin(), pools.end());
 
@@ -97,7 +98,7 @@ ClusterIndex::ClusterIndex(const Snapshot& snapshot, PlacementOptions options)
   requests_.reserve(snapshot.pods.size());
   unmovable_.reserve(snapshot.pods.size());
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
-    const Pod& pod = snapshot.pods[id];
+    const model::Pod& pod = snapshot.pods[id];
     requests_.push_back(effective_requests(pod));
     unmovable_.push_back(gpu_unmovable_reason(snapshot, gpus_, id));
     if (!unmovable_.back()) {

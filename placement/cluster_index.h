@@ -16,10 +16,10 @@
 
 #include "placement/gpu.h"
 #include "placement/hypernode_tree.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/pod_topology.h"
 #include "placement/pools.h"
-#include "placement/resources.h"
+#include "model/resources.h"
 #include "placement/verdict.h"
 #include "placement/volcano_jobs.h"
 #include "placement/volume_index.h"
@@ -36,15 +36,15 @@ struct PlacementOptions {
 
 // An exact encoding of what the node-only rules read from a pod (tolerations, nodeSelector,
 // required node affinity), written over `key`: two pods with equal keys get the same answers.
-void write_constraints_key(const Pod& pod, std::string& key);
+void write_constraints_key(const model::Pod& pod, std::string& key);
 
 class ClusterIndex {
  public:
-  ClusterIndex(const Snapshot& snapshot, PlacementOptions options = {});
+  ClusterIndex(const model::Snapshot& snapshot, PlacementOptions options = {});
   ClusterIndex(const ClusterIndex&) = delete;
   ClusterIndex& operator=(const ClusterIndex&) = delete;
 
-  const Snapshot& snapshot() const { return snapshot_; }
+  const model::Snapshot& snapshot() const { return snapshot_; }
   const PlacementOptions& options() const { return options_; }
 
   // The node named `name`, or kNoNode.
@@ -54,13 +54,13 @@ class ClusterIndex {
   // Live (non-terminated) pods bound to `node`.
   const std::vector<PodId>& pods_on(NodeId node) const { return pods_on_node_[node]; }
   // Sum of the effective requests of the live pods on `node` (pods count included).
-  const ResourceList& requested(NodeId node) const { return requested_[node]; }
+  const model::ResourceList& requested(NodeId node) const { return requested_[node]; }
   // Host ports in use on `node`, sorted.
   const std::vector<int32_t>& host_ports(NodeId node) const { return host_ports_[node]; }
   // Whether `node` has a PreferNoSchedule taint (the only ones a target's score counts).
   bool soft_tainted(NodeId node) const { return soft_tainted_[node]; }
   // effective_requests(pod), computed once.
-  const ResourceList& requests(PodId pod) const { return requests_[pod]; }
+  const model::ResourceList& requests(PodId pod) const { return requests_[pod]; }
 
   // Why the pod may never be moved (GPU pinning, DRA, preferred node-affinity terms the
   // scheduler cannot parse, claims without a known volume, ...), or empty. Computed once.
@@ -109,15 +109,15 @@ class ClusterIndex {
   const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
-  const Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   PlacementOptions options_;
   std::unordered_map<std::string_view, NodeId> node_by_name_;
   std::vector<NodeId> node_of_pod_;
   std::vector<std::vector<PodId>> pods_on_node_;
-  std::vector<ResourceList> requested_;
+  std::vector<model::ResourceList> requested_;
   std::vector<std::vector<int32_t>> host_ports_;
   std::vector<bool> soft_tainted_;
-  std::vector<ResourceList> requests_;
+  std::vector<model::ResourceList> requests_;
   std::vector<std::optional<std::string>> unmovable_;
   std::vector<std::string> known_pools_;
   static constexpr uint32_t kNoMemoRow = UINT32_MAX;

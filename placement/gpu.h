@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "placement/ledger.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -159,7 +159,7 @@ struct TransparentStringHash {
 class GpuIndex {
  public:
   GpuIndex() = default;
-  GpuIndex(const Snapshot& snapshot, const GpuOptions& options);
+  GpuIndex(const model::Snapshot& snapshot, const GpuOptions& options);
 
   const NodeGpuView& node(NodeId id) const { return nodes_[id]; }
   const PodGpuDemand& pod(PodId id) const { return pods_[id]; }
@@ -194,8 +194,8 @@ bool ignored_by_scheduler(std::string_view resource, GpuStack stack);
 // Why `pod` must never be moved for GPU reasons (research section 6.4: pinned GPU UUIDs, DRA
 // claims, HAMi / Volcano allocation not settled, MIG layout changing, dynamic MIG, replicas > 1,
 // ComputeDomain members), or empty when it may be. Gang rules live in strategies.
-std::optional<std::string> gpu_unmovable_reason(const Snapshot& snapshot, const GpuIndex& gpus,
-                                                PodId pod);
+std::optional<std::string> gpu_unmovable_reason(const model::Snapshot& snapshot,
+                                                const GpuIndex& gpus, PodId pod);
 
 // The GPU rule for moving `pod` to `target`, given what `ledger` already planned there. On
 // failure appends kGpu rejections to `out` (when not null; one per failed condition) and
@@ -203,7 +203,7 @@ std::optional<std::string> gpu_unmovable_reason(const Snapshot& snapshot, const 
 // GPU stack passes when the pod asks for a GPU resource the generic resource check counts
 // (that check refuses it, with the clearer reason); it fails when all the pod's GPU resources
 // are ones that check skips (HAMi, MetaX sGPU).
-bool check_gpu(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
+bool check_gpu(const model::Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
                const Ledger& ledger, Reasons* out);
 
 }  // namespace loadshift::placement

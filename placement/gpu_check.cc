@@ -52,8 +52,8 @@ NodeId location(const GpuIndex& gpus, const Ledger& ledger, PodId pod) {
 
 // Sharing mode and MIG layout: a whole card, a replica and a MIG instance never substitute for
 // each other, and MIG pods need a settled layout with their profile.
-bool check_gpu_shape(const Snapshot& snapshot, const GpuIndex& gpus, const PodGpuDemand& demand,
-                     NodeId target, Outcome* outcome) {
+bool check_gpu_shape(const model::Snapshot& snapshot, const GpuIndex& gpus,
+                     const PodGpuDemand& demand, NodeId target, Outcome* outcome) {
   const NodeGpuView& node = gpus.node(target);
   const NodeGpuView* source = demand.node != kNoNode ? &gpus.node(demand.node) : nullptr;
   bool nvidia_count = demand.amount("nvidia.com/gpu") > 0;
@@ -91,7 +91,7 @@ bool check_gpu_shape(const Snapshot& snapshot, const GpuIndex& gpus, const PodGp
     if (!outcome->fail([&] { return "MIG reconfiguration on the node is " + node.mig_state; }))
       return false;
   }
-  const Node& target_node = snapshot.nodes[target];
+  const model::Node& target_node = snapshot.nodes[target];
   for (const auto& resource : demand.resources) {
     const std::string& name = resource.first;  // clang 14 cannot capture structured bindings
     if (!name.starts_with("nvidia.com/mig-")) continue;
@@ -113,8 +113,8 @@ bool check_gpu_shape(const Snapshot& snapshot, const GpuIndex& gpus, const PodGp
   return true;
 }
 
-bool check_product(const Snapshot& snapshot, const GpuIndex& gpus, const PodGpuDemand& demand,
-                   NodeId target, Outcome* outcome) {
+bool check_product(const model::Snapshot& snapshot, const GpuIndex& gpus,
+                   const PodGpuDemand& demand, NodeId target, Outcome* outcome) {
   const NodeGpuView& node = gpus.node(target);
   if (!demand.tolerated_products.empty()) {
     const auto& allowed = demand.tolerated_products;
@@ -161,7 +161,7 @@ bool check_device_capacity(const GpuIndex& gpus, PodId pod, const PodGpuDemand& 
 
 // metax-tech.com/gpu-group-size: the pod's GPU group (G GPUs, g per pod, k = G/g pods) spans a
 // node group; the target must be in the node group of the pod's peers.
-bool check_group(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod,
+bool check_group(const model::Snapshot& snapshot, const GpuIndex& gpus, PodId pod,
                  const PodGpuDemand& demand, NodeId target, const Ledger& ledger,
                  Outcome* outcome) {
   if (demand.group_size <= 0 || demand.group_gpus <= 0) return true;
@@ -216,7 +216,7 @@ bool check_group(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod,
 
 // NVLink fabric: when every other live peer sits on nodes of one nvidia.com/gpu.clique, the
 // target must be in that clique too.
-bool check_clique(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
+bool check_clique(const model::Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
                   const Ledger& ledger, Outcome* outcome) {
   const std::string* clique = nullptr;
   for (PodId peer : gpus.peers(pod)) {
@@ -241,7 +241,7 @@ bool check_clique(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod, Nod
 
 }  // namespace
 
-bool check_gpu(const Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
+bool check_gpu(const model::Snapshot& snapshot, const GpuIndex& gpus, PodId pod, NodeId target,
                const Ledger& ledger, Reasons* out) {
   if (pod >= gpus.pod_count()) return true;
   const PodGpuDemand& demand = gpus.pod(pod);

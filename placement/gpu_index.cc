@@ -45,16 +45,16 @@ std::optional<AllocationKeys> allocation_keys(GpuStack stack) {
 
 }  // namespace
 
-GpuIndex::GpuIndex(const Snapshot& snapshot, const GpuOptions& options) : options_(options) {
+GpuIndex::GpuIndex(const model::Snapshot& snapshot, const GpuOptions& options) : options_(options) {
   nodes_.reserve(snapshot.nodes.size());
   for (NodeId id = 0; id < snapshot.nodes.size(); ++id) {
-    const Node& node = snapshot.nodes[id];
+    const model::Node& node = snapshot.nodes[id];
     nodes_.push_back(build_node_gpu_view(node, options_));
     node_by_name_.emplace(node.meta.name, id);  // the first of duplicate names wins
   }
 
   pods_.reserve(snapshot.pods.size());
-  for (const Pod& pod : snapshot.pods) {
+  for (const model::Pod& pod : snapshot.pods) {
     NodeId node = pod.node_name.empty() ? kNoNode : node_id(pod.node_name);
     pods_.push_back(build_pod_gpu_demand(pod, node, node == kNoNode ? nullptr : &nodes_[node]));
   }
@@ -64,9 +64,9 @@ GpuIndex::GpuIndex(const Snapshot& snapshot, const GpuOptions& options) : option
   static constexpr GpuStack kDeviceStacks[] = {GpuStack::kHamiNvidia, GpuStack::kHamiMetaxSgpu,
                                                GpuStack::kVolcanoVgpu};
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
-    const Pod& pod = snapshot.pods[id];
+    const model::Pod& pod = snapshot.pods[id];
     if (pod.terminated()) continue;
-    const StringMap& annotations = pod.meta.annotations;
+    const model::StringMap& annotations = pod.meta.annotations;
     for (GpuStack stack : kDeviceStacks) {
       AllocationKeys keys = *allocation_keys(stack);
       std::string_view key = keys.allocated;
@@ -117,7 +117,7 @@ GpuIndex::GpuIndex(const Snapshot& snapshot, const GpuOptions& options) : option
   std::unordered_map<std::string_view, uint32_t> group_of_owner;
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
     if (pods_[id].kind == GpuDemandKind::kNone) continue;
-    const OwnerReference* owner = snapshot.pods[id].controller();
+    const model::OwnerReference* owner = snapshot.pods[id].controller();
     if (owner == nullptr || owner->uid.empty()) continue;
     auto [it, added] = group_of_owner.emplace(owner->uid, owner_groups_.size());
     if (added) owner_groups_.emplace_back();

@@ -8,16 +8,16 @@
 #include <string_view>
 
 #include "placement/gpu.h"
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::placement {
 
 // The node's GPU view without pod usage: stack, labels, register devices, cordons.
-NodeGpuView build_node_gpu_view(const Node& node, const GpuOptions& options);
+NodeGpuView build_node_gpu_view(const model::Node& node, const GpuOptions& options);
 
 // What `pod` needs, given the view of the node it runs on (`source`, null when unbound or
 // unknown; `node` its id or kNoNode).
-PodGpuDemand build_pod_gpu_demand(const Pod& pod, NodeId node, const NodeGpuView* source);
+PodGpuDemand build_pod_gpu_demand(const model::Pod& pod, NodeId node, const NodeGpuView* source);
 
 // The stack whose nodes can serve `demand` (kNone when it has no GPU demand).
 GpuStack stack_for_demand(const PodGpuDemand& demand);

@@ -19,8 +19,8 @@ constexpr std::string_view kCliqueLabel = "nvidia.com/gpu.clique";
 constexpr std::string_view kAcceleratorLabel = "network.topology.nvidia.com/accelerator";
 constexpr std::string_view kComputeDomainLabel = "resource.nvidia.com/computeDomain";
 
-bool offers(const Node& node, std::string_view resource) {
-  auto has = [&](const ResourceList& list) {
+bool offers(const model::Node& node, std::string_view resource) {
+  auto has = [&](const model::ResourceList& list) {
     const auto& scalars = list.scalars();
     return std::any_of(scalars.begin(), scalars.end(),
                        [&](const auto& entry) { return entry.first == resource; });
@@ -28,8 +28,8 @@ bool offers(const Node& node, std::string_view resource) {
   return has(node.allocatable) || has(node.capacity);
 }
 
-bool offers_prefix(const Node& node, std::string_view prefix) {
-  auto has = [&](const ResourceList& list) {
+bool offers_prefix(const model::Node& node, std::string_view prefix) {
+  auto has = [&](const model::ResourceList& list) {
     const auto& scalars = list.scalars();
     return std::any_of(scalars.begin(), scalars.end(),
                        [&](const auto& entry) { return entry.first.starts_with(prefix); });
@@ -39,8 +39,8 @@ bool offers_prefix(const Node& node, std::string_view prefix) {
 
 // Research section 6.1, most specific first: an annotation a GPU scheduler writes decides; a
 // resource only the stack advertises decides next; plain device-plugin resources last.
-GpuStack detect_stack(const Node& node) {
-  const StringMap& annotations = node.meta.annotations;
+GpuStack detect_stack(const model::Node& node) {
+  const model::StringMap& annotations = node.meta.annotations;
   if (annotations.contains(kHamiRegisterAnnotation)) return GpuStack::kHamiNvidia;
   if (annotations.contains(kMetaxSgpuRegisterAnnotation)) return GpuStack::kHamiMetaxSgpu;
   if (annotations.contains(kVolcanoVgpuRegisterAnnotation)) return GpuStack::kVolcanoVgpu;
@@ -59,7 +59,7 @@ GpuStack detect_stack(const Node& node) {
   return GpuStack::kNone;
 }
 
-std::string label(const Node& node, std::string_view key) {
+std::string label(const model::Node& node, std::string_view key) {
   const std::string* value = node.meta.labels.find(key);
   return value ? *value : std::string();
 }
@@ -77,8 +77,8 @@ void set_register_error(NodeGpuView* view, std::string error) {
   view->register_error = std::move(error);
 }
 
-void load_register(const Node& node, NodeGpuView* view) {
-  const StringMap& annotations = node.meta.annotations;
+void load_register(const model::Node& node, NodeGpuView* view) {
+  const model::StringMap& annotations = node.meta.annotations;
   std::string_view key;
   RegisterDecode (*decode)(std::string_view) = nullptr;
   switch (view->stack) {
@@ -117,7 +117,7 @@ void load_register(const Node& node, NodeGpuView* view) {
 
 // Volcano gpushare has no register: cards are volcano.sh/gpu-number, each with an equal share
 // of volcano.sh/gpu-memory; volcano.sh/gpu-unhealthy-ids lists cards to skip.
-void load_gpushare_cards(const Node& node, NodeGpuView* view) {
+void load_gpushare_cards(const model::Node& node, NodeGpuView* view) {
   int64_t cards = node.capacity.get("volcano.sh/gpu-number");
   if (cards <= 0) cards = node.allocatable.get("volcano.sh/gpu-number");
   int64_t memory = node.capacity.get("volcano.sh/gpu-memory");
@@ -144,7 +144,7 @@ void load_gpushare_cards(const Node& node, NodeGpuView* view) {
   }
 }
 
-void set_product(const Node& node, NodeGpuView* view) {
+void set_product(const model::Node& node, NodeGpuView* view) {
   bool metax = view->stack == GpuStack::kHamiMetaxSgpu || view->stack == GpuStack::kMetaxGpu;
   std::string_view first = metax ? kMetaxProductLabel : kNvidiaProductLabel;
   std::string_view second = metax ? kNvidiaProductLabel : kMetaxProductLabel;
@@ -189,7 +189,7 @@ std::string_view to_string(GpuStack stack) {
   return "?";
 }
 
-NodeGpuView build_node_gpu_view(const Node& node, const GpuOptions& options) {
+NodeGpuView build_node_gpu_view(const model::Node& node, const GpuOptions& options) {
   NodeGpuView view;
   view.stack = detect_stack(node);
   set_product(node, &view);

@@ -34,7 +34,7 @@ bool is_gpu_resource(std::string_view name) {
          name.starts_with("volcano.sh/gpu-") || name.starts_with("volcano.sh/vgpu-");
 }
 
-std::optional<int64_t> find_amount(const ResourceList& list, std::string_view name) {
+std::optional<int64_t> find_amount(const model::ResourceList& list, std::string_view name) {
   const auto& scalars = list.scalars();
   auto it =
       std::lower_bound(scalars.begin(), scalars.end(), name,
@@ -44,13 +44,13 @@ std::optional<int64_t> find_amount(const ResourceList& list, std::string_view na
 }
 
 // A container's amount of `name`: limits first, then requests (as HAMi and Volcano read them).
-std::optional<int64_t> container_amount(const Container& c, std::string_view name) {
+std::optional<int64_t> container_amount(const model::Container& c, std::string_view name) {
   if (auto limit = find_amount(c.limits, name)) return limit;
   return find_amount(c.requests, name);
 }
 
 // GPU resources of one container, limits winning over requests.
-std::map<std::string, int64_t, std::less<>> container_gpu_resources(const Container& c) {
+std::map<std::string, int64_t, std::less<>> container_gpu_resources(const model::Container& c) {
   std::map<std::string, int64_t, std::less<>> amounts;
   for (const auto& [name, amount] : c.requests.scalars()) {
     if (is_gpu_resource(name)) amounts[name] = amount;
@@ -62,12 +62,12 @@ std::map<std::string, int64_t, std::less<>> container_gpu_resources(const Contai
 }
 
 // Pod-level amounts: max(sum of app containers and sidecars, largest plain init container).
-std::vector<std::pair<std::string, int64_t>> pod_gpu_resources(const Pod& pod) {
+std::vector<std::pair<std::string, int64_t>> pod_gpu_resources(const model::Pod& pod) {
   std::map<std::string, int64_t, std::less<>> running, init_peak;
-  for (const Container& c : pod.containers) {
+  for (const model::Container& c : pod.containers) {
     for (const auto& [name, amount] : container_gpu_resources(c)) running[name] += amount;
   }
-  for (const Container& c : pod.init_containers) {
+  for (const model::Container& c : pod.init_containers) {
     for (const auto& [name, amount] : container_gpu_resources(c)) {
       if (c.restart_always) {
         running[name] += amount;
@@ -95,7 +95,7 @@ int64_t metax_vmemory_mib(int64_t amount) {
   return amount >= kMiB ? amount / kMiB : amount * 1024;
 }
 
-std::optional<GpuSliceRequest> hami_slice(const Container& c) {
+std::optional<GpuSliceRequest> hami_slice(const model::Container& c) {
   std::optional<int64_t> count = container_amount(c, kNvidiaGpu);
   if (!count || *count <= 0) return std::nullopt;
   GpuSliceRequest slice{c.name, *count, 0, 0, 0};
@@ -114,7 +114,7 @@ std::optional<GpuSliceRequest> hami_slice(const Container& c) {
   return slice;
 }
 
-std::optional<GpuSliceRequest> volcano_vgpu_slice(const Container& c) {
+std::optional<GpuSliceRequest> volcano_vgpu_slice(const model::Container& c) {
   std::optional<int64_t> count = container_amount(c, kVolcanoVgpuNumber);
   std::optional<int64_t> mem = container_amount(c, kVolcanoVgpuMemory);
   if (!count && mem) count = 1;  // vgpu-memory alone asks for one device
@@ -130,7 +130,7 @@ std::optional<GpuSliceRequest> volcano_vgpu_slice(const Container& c) {
   return slice;
 }
 
-std::optional<GpuSliceRequest> metax_sgpu_slice(const Container& c) {
+std::optional<GpuSliceRequest> metax_sgpu_slice(const model::Container& c) {
   std::optional<int64_t> count = container_amount(c, kMetaxSgpu);
   if (!count || *count <= 0) return std::nullopt;
   GpuSliceRequest slice{c.name, *count, 0, 0, 0};
@@ -145,11 +145,12 @@ std::optional<GpuSliceRequest> metax_sgpu_slice(const Container& c) {
 }
 
 template <typename SliceOf>
-void add_container_slices(const Pod& pod, SliceOf slice_of, std::vector<GpuSliceRequest>* out) {
-  for (const Container& c : pod.containers) {
+void add_container_slices(const model::Pod& pod, SliceOf slice_of,
+                          std::vector<GpuSliceRequest>* out) {
+  for (const model::Container& c : pod.containers) {
     if (auto slice = slice_of(c)) out->push_back(std::move(*slice));
   }
-  for (const Container& c : pod.init_containers) {
+  for (const model::Container& c : pod.init_containers) {
     if (auto slice = slice_of(c)) out->push_back(std::move(*slice));
   }
 }
@@ -164,7 +165,7 @@ bool is_model_key(std::string_view key) {
          key.ends_with("/gpu.memory") || key.ends_with("/gpu.compute.major");
 }
 
-GpuDemandKind classify(const Pod& pod, const PodGpuDemand& d, const NodeGpuView* source) {
+GpuDemandKind classify(const model::Pod& pod, const PodGpuDemand& d, const NodeGpuView* source) {
   if (pod.has_resource_claims) return GpuDemandKind::kDra;
   if (d.resources.empty()) return GpuDemandKind::kNone;
   if (has_any(d, {kMetaxSgpu, kMetaxVcore, kMetaxVmemory})) return GpuDemandKind::kMetaxSgpu;
@@ -175,7 +176,7 @@ GpuDemandKind classify(const Pod& pod, const PodGpuDemand& d, const NodeGpuView*
   for (const auto& [name, amount] : d.resources) {
     if (name.starts_with("nvidia.com/mig-")) return GpuDemandKind::kMig;
   }
-  const StringMap& annotations = pod.meta.annotations;
+  const model::StringMap& annotations = pod.meta.annotations;
   bool hami = has_any(d, {kHamiMem, kHamiMemPercent, kHamiCores}) ||
               pod.scheduler_name == kHamiSchedulerName ||
               annotations.contains(kHamiNodeAnnotation) ||
@@ -196,8 +197,8 @@ GpuDemandKind classify(const Pod& pod, const PodGpuDemand& d, const NodeGpuView*
   return GpuDemandKind::kNone;
 }
 
-void read_preferences(const Pod& pod, PodGpuDemand* d) {
-  const StringMap& a = pod.meta.annotations;
+void read_preferences(const model::Pod& pod, PodGpuDemand* d) {
+  const model::StringMap& a = pod.meta.annotations;
   GpuDevicePreferences& p = d->preferences;
   if (const std::string* v = a.find("nvidia.com/use-gputype")) p.use_types = split_list(*v);
   if (const std::string* v = a.find("nvidia.com/nouse-gputype")) p.nouse_types = split_list(*v);
@@ -224,20 +225,21 @@ void read_preferences(const Pod& pod, PodGpuDemand* d) {
   }
 }
 
-void read_product_choice(const Pod& pod, PodGpuDemand* d) {
+void read_product_choice(const model::Pod& pod, PodGpuDemand* d) {
   for (const auto& [key, value] : pod.node_selector.items()) {
     if (is_model_key(key)) d->has_product_constraint = true;
   }
   if (pod.node_affinity.required) {
-    for (const NodeSelectorTerm& term : *pod.node_affinity.required) {
-      for (const NodeSelectorRequirement& r : term.match_expressions) {
+    for (const model::NodeSelectorTerm& term : *pod.node_affinity.required) {
+      for (const model::NodeSelectorRequirement& r : term.match_expressions) {
         if (is_model_key(r.key)) d->has_product_constraint = true;
       }
     }
   }
   if (!d->preferences.use_types.empty()) d->has_product_constraint = true;
-  for (const Toleration& t : pod.tolerations) {
-    if (t.key.ends_with("/gpu.product") && t.op == TolerationOperator::kEqual && !t.value.empty()) {
+  for (const model::Toleration& t : pod.tolerations) {
+    if (t.key.ends_with("/gpu.product") && t.op == model::TolerationOperator::kEqual &&
+        !t.value.empty()) {
       d->has_product_constraint = true;
       if (std::find(d->tolerated_products.begin(), d->tolerated_products.end(), t.value) ==
           d->tolerated_products.end()) {
@@ -247,7 +249,7 @@ void read_product_choice(const Pod& pod, PodGpuDemand* d) {
   }
 }
 
-void read_group(const Pod& pod, PodGpuDemand* d) {
+void read_group(const model::Pod& pod, PodGpuDemand* d) {
   const std::string* text = pod.meta.annotations.find(kGroupSizeAnnotation);
   if (text == nullptr) return;
   int32_t size = 0;
@@ -257,7 +259,7 @@ void read_group(const Pod& pod, PodGpuDemand* d) {
   d->group_gpus = d->amount(kMetaxGpu) > 0 ? d->amount(kMetaxGpu) : d->amount(kNvidiaGpu);
 }
 
-void build_slices(const Pod& pod, PodGpuDemand* d) {
+void build_slices(const model::Pod& pod, PodGpuDemand* d) {
   switch (d->kind) {
     case GpuDemandKind::kHamiVgpu:
       add_container_slices(pod, hami_slice, &d->slices);
@@ -315,7 +317,7 @@ int64_t PodGpuDemand::amount(std::string_view resource) const {
   return it != resources.end() && it->first == resource ? it->second : 0;
 }
 
-PodGpuDemand build_pod_gpu_demand(const Pod& pod, NodeId node, const NodeGpuView* source) {
+PodGpuDemand build_pod_gpu_demand(const model::Pod& pod, NodeId node, const NodeGpuView* source) {
   PodGpuDemand d;
   d.node = node;
   d.placed_by = source ? source->stack : GpuStack::kNone;

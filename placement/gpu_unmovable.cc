@@ -5,7 +5,7 @@
 namespace loadshift::placement {
 namespace {
 
-std::optional<std::string> unsettled_allocation(const StringMap& annotations,
+std::optional<std::string> unsettled_allocation(const model::StringMap& annotations,
                                                 std::string_view phase_key,
                                                 std::string_view allocated_key, bool phase_required,
                                                 std::string_view scheduler) {
@@ -28,10 +28,10 @@ std::optional<std::string> unsettled_allocation(const StringMap& annotations,
 
 }  // namespace
 
-std::optional<std::string> gpu_unmovable_reason(const Snapshot& snapshot, const GpuIndex& gpus,
-                                                PodId pod_id) {
+std::optional<std::string> gpu_unmovable_reason(const model::Snapshot& snapshot,
+                                                const GpuIndex& gpus, PodId pod_id) {
   if (pod_id >= snapshot.pods.size()) return std::nullopt;
-  const Pod& pod = snapshot.pods[pod_id];
+  const model::Pod& pod = snapshot.pods[pod_id];
   if (pod.has_resource_claims) {
     return std::string(
         "uses DRA resource claims (spec.resourceClaims); DRA device allocation is not modelled");
@@ -39,7 +39,7 @@ std::optional<std::string> gpu_unmovable_reason(const Snapshot& snapshot, const 
   if (pod_id >= gpus.pod_count()) return std::nullopt;
   const PodGpuDemand& demand = gpus.pod(pod_id);
   if (demand.kind == GpuDemandKind::kNone) return std::nullopt;
-  const StringMap& annotations = pod.meta.annotations;
+  const model::StringMap& annotations = pod.meta.annotations;
 
   for (std::string_view key :
        {"nvidia.com/use-gpuuuid", "metax-tech.com/use-gpuuuid", "volcano.sh/vgpu-use-gpuuuid"}) {

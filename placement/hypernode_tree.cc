@@ -25,14 +25,14 @@ constexpr uint32_t kDroppedEdge = UINT32_MAX;
 
 // A HyperNode that takes part in the tree (not being deleted), while the tree is built.
 struct Draft {
-  const HyperNode* source = nullptr;
+  const model::HyperNode* source = nullptr;
   std::vector<NodeId> nodes;       // Node members first, then every node below, sorted at the end
   std::vector<uint32_t> children;  // HyperNode members, as indexes into Build::drafts
 };
 
 // Everything the constructor works with; warnings go straight to the tree's list.
 struct Build {
-  const std::vector<Node>& cluster_nodes;
+  const std::vector<model::Node>& cluster_nodes;
   std::vector<std::string>& warnings;
   std::unordered_map<std::string_view, NodeId> node_ids;
   std::unordered_map<std::string_view, uint32_t> draft_ids;
@@ -40,7 +40,7 @@ struct Build {
   std::vector<Draft> drafts;
 };
 
-void warn(Build& build, const HyperNode& hyper_node, const std::string& what) {
+void warn(Build& build, const model::HyperNode& hyper_node, const std::string& what) {
   build.warnings.push_back("HyperNode " + hyper_node.meta.name + ": " + what);
 }
 
@@ -51,8 +51,8 @@ void index_nodes(Build& build) {
 }
 
 // Keeps the HyperNodes that are not being deleted; the first of a duplicated name wins.
-void collect_drafts(Build& build, const std::vector<HyperNode>& hyper_nodes) {
-  for (const HyperNode& hyper_node : hyper_nodes) {
+void collect_drafts(Build& build, const std::vector<model::HyperNode>& hyper_nodes) {
+  for (const model::HyperNode& hyper_node : hyper_nodes) {
     if (hyper_node.meta.deleting) {
       build.deleting.insert(hyper_node.meta.name);
       continue;
@@ -71,7 +71,7 @@ void collect_drafts(Build& build, const std::vector<HyperNode>& hyper_nodes) {
 // std::regex_search, not regex_match; anchor the pattern with ^...$ for a full match. std::regex
 // (ECMAScript) and Go's RE2 agree on the usual patterns; a pattern std::regex cannot compile is
 // warned about and matches no node, as Volcano does with a pattern Go cannot compile.
-void add_regex_matches(Build& build, const HyperNode& hyper_node, const std::string& pattern,
+void add_regex_matches(Build& build, const model::HyperNode& hyper_node, const std::string& pattern,
                        Draft& draft) {
   try {  // both compiling and searching may throw std::regex_error
     const std::regex regex(pattern, std::regex::ECMAScript);
@@ -87,13 +87,13 @@ void add_regex_matches(Build& build, const HyperNode& hyper_node, const std::str
   }
 }
 
-bool selector_empty(const LabelSelector& selector) {
+bool selector_empty(const model::LabelSelector& selector) {
   return selector.match_labels.empty() && selector.match_expressions.empty();
 }
 
 // An empty labelMatch matches no node (Volcano's rule, unlike metav1's "everything").
-void add_label_matches(Build& build, const HyperNode& hyper_node, const LabelSelector& selector,
-                       Draft& draft) {
+void add_label_matches(Build& build, const model::HyperNode& hyper_node,
+                       const model::LabelSelector& selector, Draft& draft) {
   if (selector_empty(selector)) {
     warn(build, hyper_node, "empty labelMatch matches no node");
     return;
@@ -104,8 +104,8 @@ void add_label_matches(Build& build, const HyperNode& hyper_node, const LabelSel
 }
 
 // type Node: the union of the exact, regex and label matches.
-void add_node_member(Build& build, const HyperNodeMember& member, Draft& draft) {
-  const HyperNode& hyper_node = *draft.source;
+void add_node_member(Build& build, const model::HyperNodeMember& member, Draft& draft) {
+  const model::HyperNode& hyper_node = *draft.source;
   if (member.exact_name.empty() && member.regex.empty() && !member.label_match) {
     warn(build, hyper_node, "a Node member has no selector; it matches no node");
     return;
@@ -123,8 +123,8 @@ void add_node_member(Build& build, const HyperNodeMember& member, Draft& draft) 
 }
 
 // type HyperNode: exactMatch only, as Volcano resolves it.
-void add_hyper_node_member(Build& build, const HyperNodeMember& member, Draft& draft) {
-  const HyperNode& hyper_node = *draft.source;
+void add_hyper_node_member(Build& build, const model::HyperNodeMember& member, Draft& draft) {
+  const model::HyperNode& hyper_node = *draft.source;
   if (!member.regex.empty()) {
     warn(build, hyper_node,
          "regexMatch \"" + member.regex + "\" on a HyperNode member is ignored (exactMatch only)");
@@ -150,8 +150,8 @@ void add_hyper_node_member(Build& build, const HyperNodeMember& member, Draft& d
 
 void resolve_members(Build& build) {
   for (Draft& draft : build.drafts) {
-    for (const HyperNodeMember& member : draft.source->members) {
-      if (member.type == HyperNodeMemberType::kNode) {
+    for (const model::HyperNodeMember& member : draft.source->members) {
+      if (member.type == model::HyperNodeMemberType::kNode) {
         add_node_member(build, member, draft);
       } else {
         add_hyper_node_member(build, member, draft);
@@ -173,7 +173,7 @@ void warn_cycle(Build& build, const DfsStack& stack, uint32_t child) {
   std::string path;
   for (; at != stack.end(); ++at) path += build.drafts[at->first].source->meta.name + " -> ";
   path += build.drafts[child].source->meta.name;
-  const HyperNode& parent = *build.drafts[stack.back().first].source;
+  const model::HyperNode& parent = *build.drafts[stack.back().first].source;
   warn(build, parent,
        "membership cycle " + path + "; member " + build.drafts[child].source->meta.name +
            " ignored here");
@@ -245,7 +245,7 @@ void warn_tier_name_conflicts(const std::vector<Draft>& drafts,
   std::map<std::string_view, std::pair<int32_t, std::string_view>> first_use;  // name -> tier, HN
   std::unordered_set<std::string_view> reported;
   for (const Draft& draft : drafts) {
-    const HyperNode& hyper_node = *draft.source;
+    const model::HyperNode& hyper_node = *draft.source;
     if (hyper_node.tier_name.empty()) continue;
     auto [it, inserted] = first_use.try_emplace(hyper_node.tier_name, hyper_node.tier,
                                                 std::string_view(hyper_node.meta.name));
@@ -288,8 +288,8 @@ void flatten_node_domains(const std::vector<const Draft*>& ordered, size_t node_
 
 }  // namespace
 
-HyperNodeTree::HyperNodeTree(const std::vector<HyperNode>& hyper_nodes,
-                             const std::vector<Node>& nodes) {
+HyperNodeTree::HyperNodeTree(const std::vector<model::HyperNode>& hyper_nodes,
+                             const std::vector<model::Node>& nodes) {
   Build build{.cluster_nodes = nodes,
               .warnings = warnings_,
               .node_ids = {},
@@ -306,7 +306,7 @@ HyperNodeTree::HyperNodeTree(const std::vector<HyperNode>& hyper_nodes,
   const std::vector<const Draft*> ordered = by_tier_and_name(build.drafts);
   flatten_node_domains(ordered, nodes.size(), node_domains_begin_, node_domains_);
   for (const Draft* draft : ordered) {
-    const HyperNode& source = *draft->source;
+    const model::HyperNode& source = *draft->source;
     domains_.push_back(
         DomainInfo{.name = source.meta.name, .tier_name = source.tier_name, .tier = source.tier});
     const int32_t above = source.tier < INT32_MAX ? source.tier + 1 : INT32_MAX;  // no overflow

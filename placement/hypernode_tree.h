@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -28,7 +28,8 @@ class HyperNodeTree {
   HyperNodeTree() = default;
   // Resolves `hyper_nodes` against `nodes`. Problems (unknown member, bad regex, cycle,
   // labelMatch on a HyperNode member) become warnings(), never exceptions.
-  HyperNodeTree(const std::vector<HyperNode>& hyper_nodes, const std::vector<Node>& nodes);
+  HyperNodeTree(const std::vector<model::HyperNode>& hyper_nodes,
+                const std::vector<model::Node>& nodes);
 
   bool empty() const { return domains_.empty(); }
   // Tier of the virtual root: highest real tier + 1 (1 when there are no HyperNodes).

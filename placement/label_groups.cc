@@ -18,7 +18,7 @@ std::string label_pair(std::string_view key, std::string_view value) {
   return pair;
 }
 
-void append_selector(std::string& key, const std::optional<LabelSelector>& selector) {
+void append_selector(std::string& key, const std::optional<model::LabelSelector>& selector) {
   if (!selector) {
     key += 'N';
     return;
@@ -30,7 +30,7 @@ void append_selector(std::string& key, const std::optional<LabelSelector>& selec
     append_field(key, v);
   }
   append_field(key, std::to_string(selector->match_expressions.size()));
-  for (const LabelSelectorRequirement& r : selector->match_expressions) {
+  for (const model::LabelSelectorRequirement& r : selector->match_expressions) {
     append_field(key, r.key);
     append_field(key, r.op);
     std::vector<std::string> values = r.values;
@@ -42,7 +42,7 @@ void append_selector(std::string& key, const std::optional<LabelSelector>& selec
 
 }  // namespace
 
-bool PodFilter::selects(const Pod& pod) const {
+bool PodFilter::selects(const model::Pod& pod) const {
   if (!selector) return false;
   if (!all_namespaces &&
       !std::binary_search(namespaces.begin(), namespaces.end(), pod.meta.namespace_)) {
@@ -64,7 +64,7 @@ std::string PodFilter::key() const {
   return key;
 }
 
-std::string describe_selector(const std::optional<LabelSelector>& selector) {
+std::string describe_selector(const std::optional<model::LabelSelector>& selector) {
   if (!selector) return "null (no pod)";
   if (selector->match_labels.empty() && selector->match_expressions.empty()) {
     return "{} (every pod)";
@@ -73,7 +73,7 @@ std::string describe_selector(const std::optional<LabelSelector>& selector) {
   for (const auto& [key, value] : selector->match_labels.items()) {
     text += (text.empty() ? "" : ",") + key + "=" + value;
   }
-  for (const LabelSelectorRequirement& r : selector->match_expressions) {
+  for (const model::LabelSelectorRequirement& r : selector->match_expressions) {
     text += (text.empty() ? "" : ",") + r.key + " " + r.op;
     if (!r.values.empty()) {
       text += " (";
@@ -94,11 +94,11 @@ std::string PodFilter::describe() const {
   return text;
 }
 
-LabelGroups::LabelGroups(const Snapshot& snapshot, const std::vector<PodId>& pods) {
+LabelGroups::LabelGroups(const model::Snapshot& snapshot, const std::vector<PodId>& pods) {
   std::unordered_map<std::string, uint32_t> group_of_key;
   std::string key;
   for (PodId id : pods) {
-    const Pod& pod = snapshot.pods[id];
+    const model::Pod& pod = snapshot.pods[id];
     key.clear();
     append_field(key, pod.meta.namespace_);
     for (const auto& [k, v] : pod.meta.labels.items()) {
@@ -122,14 +122,14 @@ LabelGroups::LabelGroups(const Snapshot& snapshot, const std::vector<PodId>& pod
 const std::vector<uint32_t>* LabelGroups::candidates(const PodFilter& filter,
                                                      std::vector<uint32_t>& scratch) const {
   static const std::vector<uint32_t> kNone;
-  const LabelSelector& selector = *filter.selector;
+  const model::LabelSelector& selector = *filter.selector;
   const std::vector<uint32_t>* best = &all_groups_;
   for (const auto& [k, v] : selector.match_labels.items()) {
     auto it = by_label_.find(label_pair(k, v));
     if (it == by_label_.end()) return &kNone;
     if (it->second.size() < best->size()) best = &it->second;
   }
-  for (const LabelSelectorRequirement& r : selector.match_expressions) {
+  for (const model::LabelSelectorRequirement& r : selector.match_expressions) {
     if (r.op != "In") continue;
     size_t size = 0;
     for (const std::string& v : r.values) {

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -21,9 +21,9 @@ namespace loadshift::placement {
 struct PodFilter {
   bool all_namespaces = false;
   std::vector<std::string> namespaces;  // sorted, unique; read when !all_namespaces
-  std::optional<LabelSelector> selector;
+  std::optional<model::LabelSelector> selector;
 
-  bool selects(const Pod& pod) const;
+  bool selects(const model::Pod& pod) const;
   // An exact encoding: equal keys select the same pods.
   std::string key() const;
   // "app=web in namespace shop", for reasons.
@@ -31,13 +31,13 @@ struct PodFilter {
 };
 
 // "app=web,tier in (a,b)", "{} (every pod)" or "null (no pod)".
-std::string describe_selector(const std::optional<LabelSelector>& selector);
+std::string describe_selector(const std::optional<model::LabelSelector>& selector);
 
 class LabelGroups {
  public:
   LabelGroups() = default;
   // Groups `pods` of `snapshot` (which must outlive this object).
-  LabelGroups(const Snapshot& snapshot, const std::vector<PodId>& pods);
+  LabelGroups(const model::Snapshot& snapshot, const std::vector<PodId>& pods);
 
   // The pods `filter` selects, in PodId order.
   std::vector<PodId> select(const PodFilter& filter) const;
@@ -45,7 +45,7 @@ class LabelGroups {
 
  private:
   struct Group {
-    const Pod* example;  // any member: they share namespace and labels
+    const model::Pod* example;  // any member: they share namespace and labels
     std::vector<PodId> members;
   };
   const std::vector<uint32_t>* candidates(const PodFilter& filter,

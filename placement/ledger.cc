@@ -6,7 +6,7 @@
 namespace loadshift::placement {
 namespace {
 
-void subtract(ResourceList& from, const ResourceList& amount) {
+void subtract(model::ResourceList& from, const model::ResourceList& amount) {
   from.cpu_milli -= amount.cpu_milli;
   from.memory -= amount.memory;
   from.ephemeral_storage -= amount.ephemeral_storage;
@@ -25,7 +25,7 @@ Ledger::Ledger(size_t node_count, const PodTopology* topology)
       counts_(topology),
       id_(next_ledger_id.fetch_add(1, std::memory_order_relaxed)) {}
 
-void Ledger::reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requests) {
+void Ledger::reserve(PodId pod, NodeId from, NodeId to, const model::ResourceList& requests) {
   if (pod >= move_of_pod_.size()) move_of_pod_.resize(static_cast<size_t>(pod) + 1, kNoMove);
   if (size_t existing = move_of_pod_[pod]; existing != kNoMove) {
     PlannedMove& old = moves_[existing];

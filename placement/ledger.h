@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "placement/resources.h"
+#include "model/resources.h"
 #include "placement/topology_counts.h"
 #include "placement/verdict.h"
 
@@ -32,10 +32,10 @@ class Ledger {
 
   // Records that `pod` (requests `requests`, pods count included) moves from `from` to `to`.
   // A pod is reserved at most once; reserving it again replaces the earlier move.
-  void reserve(PodId pod, NodeId from, NodeId to, const ResourceList& requests);
+  void reserve(PodId pod, NodeId from, NodeId to, const model::ResourceList& requests);
 
   // Requests reserved on `node` by planned moves.
-  const ResourceList& reserved(NodeId node) const { return reserved_[node]; }
+  const model::ResourceList& reserved(NodeId node) const { return reserved_[node]; }
   // Pods planned onto `node`, in planning order.
   const std::vector<PodId>& incoming(NodeId node) const { return incoming_[node]; }
   // Where `pod` was planned to, or kNoNode.
@@ -52,10 +52,10 @@ class Ledger {
   const TopologyCounts& topology_counts() const { return counts_; }
 
  private:
-  std::vector<ResourceList> reserved_;
+  std::vector<model::ResourceList> reserved_;
   std::vector<std::vector<PodId>> incoming_;
   std::vector<PlannedMove> moves_;
-  std::vector<ResourceList> requested_;  // requests of moves_[i]
+  std::vector<model::ResourceList> requested_;  // requests of moves_[i]
   // By pod: its index in moves_, or kNoMove (an array, not a hash map: the placement core asks
   // for every pod and candidate node). Grows to the largest pod reserved.
   static constexpr size_t kNoMove = static_cast<size_t>(-1);

@@ -21,7 +21,7 @@ std::string quoted(std::string_view text) {
   return "\"" + std::string(text) + "\"";
 }
 
-std::string describe(const NodeSelectorRequirement& r) {
+std::string describe(const model::NodeSelectorRequirement& r) {
   std::string text = r.key + " " + std::string(to_string(r.op)) + " [";
   for (size_t i = 0; i < r.values.size(); ++i) text += (i ? ", " : "") + r.values[i];
   return text + "]";
@@ -40,43 +40,43 @@ bool is_valid_label_value(std::string_view value) {
   return true;
 }
 
-bool requirement_parses(const NodeSelectorRequirement& r) {
+bool requirement_parses(const model::NodeSelectorRequirement& r) {
   switch (r.op) {
-    case SelectorOperator::kIn:
-    case SelectorOperator::kNotIn:
+    case model::SelectorOperator::kIn:
+    case model::SelectorOperator::kNotIn:
       if (r.values.empty()) return false;
       for (const std::string& value : r.values) {
         if (!is_valid_label_value(value)) return false;
       }
       return true;
-    case SelectorOperator::kExists:
-    case SelectorOperator::kDoesNotExist:
+    case model::SelectorOperator::kExists:
+    case model::SelectorOperator::kDoesNotExist:
       return r.values.empty();
-    case SelectorOperator::kGt:
-    case SelectorOperator::kLt:
+    case model::SelectorOperator::kGt:
+    case model::SelectorOperator::kLt:
       return r.values.size() == 1 && is_valid_label_value(r.values[0]) &&
              parses_as_int64(r.values[0]);
   }
   return false;
 }
 
-bool field_requirement_parses(const NodeSelectorRequirement& r) {
-  return (r.op == SelectorOperator::kIn || r.op == SelectorOperator::kNotIn) &&
+bool field_requirement_parses(const model::NodeSelectorRequirement& r) {
+  return (r.op == model::SelectorOperator::kIn || r.op == model::SelectorOperator::kNotIn) &&
          r.values.size() == 1;
 }
 
-std::string requirement_parse_error(const NodeSelectorRequirement& r, bool field) {
+std::string requirement_parse_error(const model::NodeSelectorRequirement& r, bool field) {
   if (field) {
     if (field_requirement_parses(r)) return {};
-    if (r.op != SelectorOperator::kIn && r.op != SelectorOperator::kNotIn) {
+    if (r.op != model::SelectorOperator::kIn && r.op != model::SelectorOperator::kNotIn) {
       return "operator " + std::string(to_string(r.op)) + " is not supported for fields";
     }
     return "a field requirement needs exactly one value, has " + std::to_string(r.values.size());
   }
   if (requirement_parses(r)) return {};
   switch (r.op) {
-    case SelectorOperator::kIn:
-    case SelectorOperator::kNotIn:
+    case model::SelectorOperator::kIn:
+    case model::SelectorOperator::kNotIn:
       if (r.values.empty()) return "In and NotIn need at least one value";
       for (const std::string& value : r.values) {
         if (!is_valid_label_value(value)) {
@@ -86,12 +86,12 @@ std::string requirement_parse_error(const NodeSelectorRequirement& r, bool field
         }
       }
       break;
-    case SelectorOperator::kExists:
-    case SelectorOperator::kDoesNotExist:
+    case model::SelectorOperator::kExists:
+    case model::SelectorOperator::kDoesNotExist:
       return std::string(to_string(r.op)) + " takes no values, has " +
              std::to_string(r.values.size());
-    case SelectorOperator::kGt:
-    case SelectorOperator::kLt:
+    case model::SelectorOperator::kGt:
+    case model::SelectorOperator::kLt:
       if (r.values.size() != 1) {
         return std::string(to_string(r.op)) + " needs exactly one value, has " +
                std::to_string(r.values.size());
@@ -101,7 +101,7 @@ std::string requirement_parse_error(const NodeSelectorRequirement& r, bool field
   return "does not parse";
 }
 
-std::string term_parse_error(const NodeSelectorTerm& term) {
+std::string term_parse_error(const model::NodeSelectorTerm& term) {
   for (size_t i = 0; i < term.match_expressions.size(); ++i) {
     std::string error = requirement_parse_error(term.match_expressions[i], false);
     if (!error.empty()) {
@@ -119,9 +119,9 @@ std::string term_parse_error(const NodeSelectorTerm& term) {
   return {};
 }
 
-std::string preferred_terms_parse_error(const NodeAffinity& affinity) {
+std::string preferred_terms_parse_error(const model::NodeAffinity& affinity) {
   for (size_t i = 0; i < affinity.preferred.size(); ++i) {
-    const PreferredSchedulingTerm& term = affinity.preferred[i];
+    const model::PreferredSchedulingTerm& term = affinity.preferred[i];
     if (term.weight == 0) continue;
     std::string error = term_parse_error(term.preference);
     if (!error.empty()) {

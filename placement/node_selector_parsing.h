@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::placement {
 
@@ -24,22 +24,22 @@ bool is_valid_label_value(std::string_view value);
 
 // True when labels.NewRequirement accepts the matchExpressions requirement. Cheap, allocates
 // nothing.
-bool requirement_parses(const NodeSelectorRequirement& requirement);
+bool requirement_parses(const model::NodeSelectorRequirement& requirement);
 // True when the field selector parser accepts the matchFields requirement.
-bool field_requirement_parses(const NodeSelectorRequirement& requirement);
+bool field_requirement_parses(const model::NodeSelectorRequirement& requirement);
 
 // Why the requirement does not parse ("value \"trail-\" is not a valid label value"), or empty
 // when it parses. `field` selects the matchFields rules.
-std::string requirement_parse_error(const NodeSelectorRequirement& requirement, bool field);
+std::string requirement_parse_error(const model::NodeSelectorRequirement& requirement, bool field);
 
 // Why the term does not parse, naming the first failing requirement
 // ("matchExpressions[0] zone In [trail-]: value \"trail-\" is not a valid label value"), or
 // empty when every requirement parses.
-std::string term_parse_error(const NodeSelectorTerm& term);
+std::string term_parse_error(const model::NodeSelectorTerm& term);
 
 // Why the scheduler cannot parse the pod's preferred node-affinity terms, or empty. Terms of
 // weight 0 and empty terms are skipped, as the scheduler skips them. A pod with such a term is
 // never placed once two or more nodes are feasible (NodeAffinity's PreScore fails).
-std::string preferred_terms_parse_error(const NodeAffinity& affinity);
+std::string preferred_terms_parse_error(const model::NodeAffinity& affinity);
 
 }  // namespace loadshift::placement

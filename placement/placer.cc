@@ -32,7 +32,7 @@ bool better(const TargetScore& a, const TargetScore& b) {
 
 // The rules that read only the node and the pod's scheduling constraints (see
 // ClusterIndex::node_rules_memo). With `out` null the first failure ends the evaluation.
-bool Placer::node_rules(const Pod& pod, const Node& node, Reasons* out) const {
+bool Placer::node_rules(const model::Pod& pod, const model::Node& node, Reasons* out) const {
   bool ok = true;
   auto keep_going = [&](bool passed) {
     ok = ok && passed;
@@ -50,9 +50,9 @@ bool Placer::node_rules(const Pod& pod, const Node& node, Reasons* out) const {
 // Rules run cheapest first. With `out` null the first failure ends the evaluation.
 bool Placer::evaluate(PodId pod_id, NodeId node_id, const Ledger& ledger, Reasons* out,
                       bool replacement) const {
-  const Snapshot& snapshot = index_.snapshot();
-  const Pod& pod = snapshot.pods[pod_id];
-  const Node& node = snapshot.nodes[node_id];
+  const model::Snapshot& snapshot = index_.snapshot();
+  const model::Pod& pod = snapshot.pods[pod_id];
+  const model::Node& node = snapshot.nodes[node_id];
   bool ok = true;
   auto keep_going = [&](bool passed) {
     ok = ok && passed;
@@ -142,9 +142,9 @@ bool Placer::feasible_replacement(PodId pod, NodeId node, const Ledger& ledger) 
 }
 
 TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) const {
-  const Snapshot& snapshot = index_.snapshot();
-  const Pod& pod = snapshot.pods[pod_id];
-  const Node& node = snapshot.nodes[node_id];
+  const model::Snapshot& snapshot = index_.snapshot();
+  const model::Pod& pod = snapshot.pods[pod_id];
+  const model::Node& node = snapshot.nodes[node_id];
   TargetScore score;
   score.preferred_affinity = preferred_affinity_score(pod, node);
   if (index_.soft_tainted(node_id)) {
@@ -159,9 +159,9 @@ TargetScore Placer::score(PodId pod_id, NodeId node_id, const Ledger& ledger) co
   }
   score.topology_tier = network_topology_tier(snapshot, index_.hyper_nodes(), index_.gangs(),
                                               pod_id, node_id, ledger);
-  const ResourceList& requested = index_.requested(node_id);
-  const ResourceList& reserved = ledger.reserved(node_id);
-  const ResourceList& request = index_.requests(pod_id);
+  const model::ResourceList& requested = index_.requested(node_id);
+  const model::ResourceList& reserved = ledger.reserved(node_id);
+  const model::ResourceList& request = index_.requests(pod_id);
   double cpu = free_fraction(node.allocatable.cpu_milli,
                              requested.cpu_milli + reserved.cpu_milli + request.cpu_milli);
   double memory =

@@ -69,7 +69,7 @@ class Placer {
  private:
   bool evaluate(PodId pod, NodeId node, const Ledger& ledger, Reasons* out,
                 bool replacement = false) const;
-  bool node_rules(const Pod& pod, const Node& node, Reasons* out) const;
+  bool node_rules(const model::Pod& pod, const model::Node& node, Reasons* out) const;
   bool check_inter_pod_rules(const PodInterRules& rules, PodId pod, NodeId node,
                              const Ledger& ledger, Reasons* out) const;
   // Where the plan has `pod`: its planned target, else its node.

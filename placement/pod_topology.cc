@@ -11,12 +11,13 @@
 namespace loadshift::placement {
 namespace {
 
-bool empty_selector(const LabelSelector& selector) {
+bool empty_selector(const model::LabelSelector& selector) {
   return selector.match_labels.empty() && selector.match_expressions.empty();
 }
 
 // A namespaceSelector other than null and {} when the snapshot has no Namespaces to select from.
-bool namespace_selector_unknown(const PodAffinityTerm& term, const Snapshot& snapshot) {
+bool namespace_selector_unknown(const model::PodAffinityTerm& term,
+                                const model::Snapshot& snapshot) {
   return term.namespace_selector && !empty_selector(*term.namespace_selector) &&
          snapshot.namespaces.empty();
 }
@@ -25,7 +26,8 @@ bool namespace_selector_unknown(const PodAffinityTerm& term, const Snapshot& sna
 // namespaceSelector selects by the Namespaces' labels; the owner's own when the term has neither;
 // every namespace with a namespaceSelector {}. One that cannot be evaluated (no Namespaces in
 // the snapshot) is taken to select every namespace.
-PodFilter term_filter(const PodAffinityTerm& term, const Pod& owner, const Snapshot& snapshot) {
+PodFilter term_filter(const model::PodAffinityTerm& term, const model::Pod& owner,
+                      const model::Snapshot& snapshot) {
   PodFilter filter;
   filter.selector = term.label_selector;
   filter.namespaces = term.namespaces;
@@ -35,7 +37,7 @@ PodFilter term_filter(const PodAffinityTerm& term, const Pod& owner, const Snaps
       filter.all_namespaces = true;
       return filter;
     }
-    for (const Namespace& ns : snapshot.namespaces) {
+    for (const model::Namespace& ns : snapshot.namespaces) {
       if (matches(*term.namespace_selector, ns.meta.labels))
         filter.namespaces.push_back(ns.meta.name);
     }
@@ -50,13 +52,14 @@ PodFilter term_filter(const PodAffinityTerm& term, const Pod& owner, const Snaps
 
 // The constraint's selector with matchLabelKeys merged from the pod's labels, as the scheduler
 // merges them (a null selector with merged keys selects by those keys alone).
-std::optional<LabelSelector> spread_selector(const TopologySpreadConstraint& c, const Pod& pod) {
-  std::optional<LabelSelector> selector = c.label_selector;
+std::optional<model::LabelSelector> spread_selector(const model::TopologySpreadConstraint& c,
+                                                    const model::Pod& pod) {
+  std::optional<model::LabelSelector> selector = c.label_selector;
   for (const std::string& key : c.match_label_keys) {
     const std::string* value = pod.meta.labels.find(key);
     if (value == nullptr) continue;
     if (!selector) selector.emplace();
-    selector->match_expressions.push_back(LabelSelectorRequirement{key, "In", {*value}});
+    selector->match_expressions.push_back(model::LabelSelectorRequirement{key, "In", {*value}});
   }
   return selector;
 }
@@ -90,7 +93,7 @@ bool PodTopology::counts_on(uint32_t slot, NodeId node) const {
 
 class PodTopologyBuilder {
  public:
-  PodTopologyBuilder(PodTopology& out, const Snapshot& snapshot,
+  PodTopologyBuilder(PodTopology& out, const model::Snapshot& snapshot,
                      const std::vector<NodeId>& node_of_pod)
       : out_(out), snapshot_(snapshot), node_of_pod_(node_of_pod) {}
 
@@ -101,7 +104,7 @@ class PodTopologyBuilder {
     std::vector<PodId> all(pods.size());
     bool any_rules = false;
     for (PodId id = 0; id < pods.size(); ++id) {
-      const Pod& pod = pods[id];
+      const model::Pod& pod = pods[id];
       all[id] = id;
       any_rules = any_rules || !pod.pod_affinity.empty() || !pod.pod_anti_affinity.empty() ||
                   !pod.topology_spread.empty();
@@ -171,18 +174,18 @@ class PodTopologyBuilder {
 
   // The nodes a spread constraint of `pod` counts: those with every key of the pod's constraints
   // of the same action, and passing the constraint's inclusion policies.
-  uint32_t eligibility(PodId pod_id, const TopologySpreadConstraint& c) {
-    const Pod& pod = snapshot_.pods[pod_id];
+  uint32_t eligibility(PodId pod_id, const model::TopologySpreadConstraint& c) {
+    const model::Pod& pod = snapshot_.pods[pod_id];
     std::vector<TopologyKeyId> keys;
-    for (const TopologySpreadConstraint& other : pod.topology_spread) {
+    for (const model::TopologySpreadConstraint& other : pod.topology_spread) {
       if (other.when_unsatisfiable == c.when_unsatisfiable) {
         keys.push_back(out_.domains_.intern(other.topology_key));
       }
     }
     std::sort(keys.begin(), keys.end());
     keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
-    const bool honor_affinity = c.node_affinity_policy == InclusionPolicy::kHonor;
-    const bool honor_taints = c.node_taints_policy == InclusionPolicy::kHonor;
+    const bool honor_affinity = c.node_affinity_policy == model::InclusionPolicy::kHonor;
+    const bool honor_taints = c.node_taints_policy == model::InclusionPolicy::kHonor;
     std::string id;
     id += honor_affinity ? 'a' : '-';
     id += honor_taints ? 't' : '-';
@@ -197,7 +200,7 @@ class PodTopologyBuilder {
     if (!inserted) return it->second;
     std::vector<uint8_t>& nodes = out_.eligible_nodes_.emplace_back(snapshot_.nodes.size(), 0);
     for (NodeId n = 0; n < snapshot_.nodes.size(); ++n) {
-      const Node& node = snapshot_.nodes[n];
+      const model::Node& node = snapshot_.nodes[n];
       bool ok = std::all_of(keys.begin(), keys.end(), [&](TopologyKeyId k) {
         return out_.domains_.domain(k, n) != kNoTopologyDomain;
       });
@@ -210,13 +213,13 @@ class PodTopologyBuilder {
   }
 
   void add_pod(PodId id) {
-    const Pod& pod = snapshot_.pods[id];
+    const model::Pod& pod = snapshot_.pods[id];
     if (pod.pod_affinity.empty() && pod.pod_anti_affinity.empty() && pod.topology_spread.empty()) {
       return;
     }
     auto key_of = [&](const std::string& name) { return out_.domains_.intern(name); };
     // Its own required terms.
-    for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
+    for (const model::PodAffinityTerm& term : pod.pod_anti_affinity.required) {
       PodFilter filter = term_filter(term, pod, snapshot_);
       std::string what = "pod(s) matching " + filter.describe();
       rules_for(id).anti.push_back(
@@ -225,7 +228,7 @@ class PodTopologyBuilder {
     if (!pod.pod_affinity.required.empty()) {
       std::vector<PodFilter> filters;
       bool evaluable = true;
-      for (const PodAffinityTerm& term : pod.pod_affinity.required) {
+      for (const model::PodAffinityTerm& term : pod.pod_affinity.required) {
         evaluable = evaluable && !namespace_selector_unknown(term, snapshot_);
         filters.push_back(term_filter(term, pod, snapshot_));
       }
@@ -242,15 +245,15 @@ class PodTopologyBuilder {
         what += ")";
         rules.affinity_self_match = std::all_of(filters.begin(), filters.end(),
                                                 [&](const PodFilter& f) { return f.selects(pod); });
-        for (const PodAffinityTerm& term : pod.pod_affinity.required) {
+        for (const model::PodAffinityTerm& term : pod.pod_affinity.required) {
           uint32_t s = slot(Kind::kAll, filters, key_of(term.topology_key), kEveryNode, what);
           rules_for(id).affinity.push_back(s);
         }
       }
     }
     // Its own preferred terms (score).
-    auto preferred = [&](const std::vector<WeightedPodAffinityTerm>& terms, int64_t sign) {
-      for (const WeightedPodAffinityTerm& w : terms) {
+    auto preferred = [&](const std::vector<model::WeightedPodAffinityTerm>& terms, int64_t sign) {
+      for (const model::WeightedPodAffinityTerm& w : terms) {
         if (namespace_selector_unknown(w.term, snapshot_) || w.weight == 0) continue;
         PodFilter filter = term_filter(w.term, pod, snapshot_);
         uint32_t s = slot(Kind::kMatch, {filter}, key_of(w.term.topology_key), kEveryNode,
@@ -266,40 +269,40 @@ class PodTopologyBuilder {
       add_spread_constraints(id);
       return;
     }
-    for (const PodAffinityTerm& term : pod.pod_anti_affinity.required) {
+    for (const model::PodAffinityTerm& term : pod.pod_anti_affinity.required) {
       PodFilter filter = term_filter(term, pod, snapshot_);
       uint32_t s = slot(Kind::kOwnerAnti, {filter}, key_of(term.topology_key), kEveryNode,
                         "pod(s) with required anti-affinity against " + filter.describe() +
                             " (this pod matches)");
       contributions_.emplace_back(id, s, 1);
     }
-    auto owner_score = [&](const PodAffinityTerm& term, int64_t weight) {
+    auto owner_score = [&](const model::PodAffinityTerm& term, int64_t weight) {
       if (namespace_selector_unknown(term, snapshot_) || weight == 0) return;
       PodFilter filter = term_filter(term, pod, snapshot_);
       uint32_t s = slot(Kind::kOwnerScore, {filter}, key_of(term.topology_key), kEveryNode,
                         "existing pods' affinity terms to " + filter.describe());
       contributions_.emplace_back(id, s, weight);
     };
-    for (const PodAffinityTerm& term : pod.pod_affinity.required) {
+    for (const model::PodAffinityTerm& term : pod.pod_affinity.required) {
       owner_score(term, kHardPodAffinityWeight);
     }
-    for (const WeightedPodAffinityTerm& w : pod.pod_affinity.preferred)
+    for (const model::WeightedPodAffinityTerm& w : pod.pod_affinity.preferred)
       owner_score(w.term, w.weight);
-    for (const WeightedPodAffinityTerm& w : pod.pod_anti_affinity.preferred) {
+    for (const model::WeightedPodAffinityTerm& w : pod.pod_anti_affinity.preferred) {
       owner_score(w.term, -int64_t{w.weight});
     }
     add_spread_constraints(id);
   }
 
   void add_spread_constraints(PodId id) {
-    const Pod& pod = snapshot_.pods[id];
+    const model::Pod& pod = snapshot_.pods[id];
     auto key_of = [&](const std::string& name) { return out_.domains_.intern(name); };
     for (uint32_t i = 0; i < pod.topology_spread.size(); ++i) {
-      const TopologySpreadConstraint& c = pod.topology_spread[i];
+      const model::TopologySpreadConstraint& c = pod.topology_spread[i];
       PodFilter filter;
       filter.namespaces = {pod.meta.namespace_};
       filter.selector = spread_selector(c, pod);
-      const bool hard = c.when_unsatisfiable == UnsatisfiableAction::kDoNotSchedule;
+      const bool hard = c.when_unsatisfiable == model::UnsatisfiableAction::kDoNotSchedule;
       uint32_t s = slot(Kind::kSpread, {filter}, key_of(c.topology_key), eligibility(id, c),
                         "pod(s) matching " + filter.describe() + " on the nodes constraint " +
                             std::to_string(i) + " counts");
@@ -376,7 +379,7 @@ class PodTopologyBuilder {
   }
 
   PodTopology& out_;
-  const Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   const std::vector<NodeId>& node_of_pod_;
   LabelGroups groups_;
   std::unordered_map<std::string, uint32_t> slot_of_key_;
@@ -385,7 +388,7 @@ class PodTopologyBuilder {
   std::vector<std::tuple<PodId, uint32_t, int64_t>> contributions_;
 };
 
-PodTopology::PodTopology(const Snapshot& snapshot, const std::vector<NodeId>& node_of_pod) {
+PodTopology::PodTopology(const model::Snapshot& snapshot, const std::vector<NodeId>& node_of_pod) {
   PodTopologyBuilder(*this, snapshot, node_of_pod).build();
 }
 

@@ -27,7 +27,7 @@
 #include <vector>
 
 #include "placement/label_groups.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/topology_domains.h"
 #include "placement/verdict.h"
 
@@ -87,7 +87,7 @@ class PodTopology {
  public:
   PodTopology() = default;
   // `snapshot` must outlive this object; `node_of_pod` as ClusterIndex::node_of.
-  PodTopology(const Snapshot& snapshot, const std::vector<NodeId>& node_of_pod);
+  PodTopology(const model::Snapshot& snapshot, const std::vector<NodeId>& node_of_pod);
 
   // The rules `pod` is checked against, or nullptr when it has none (one branch on the hot path).
   const PodInterRules* rules(PodId pod) const {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -19,7 +19,8 @@ inline constexpr std::string_view kDefaultPoolLabel = "maip.mxsf.io/node.usage";
 // True when a node in pool `pool` passes the pod's required affinity as far as the pool key is
 // concerned (requirements on other keys are ignored): some term whose pool-key expressions all
 // accept `pool`. Pods without required affinity accept every pool.
-bool affinity_allows_pool(const Pod& pod, std::string_view pool_key, const std::string& pool);
+bool affinity_allows_pool(const model::Pod& pod, std::string_view pool_key,
+                          const std::string& pool);
 
 struct PodPools {
   // Pools (among `known_pools`) the pod may run in: its affinity allows them and it tolerates a
@@ -30,13 +31,13 @@ struct PodPools {
   // pod merely tolerates (e.g. hybrid).
   std::vector<std::string> preferred;
 };
-PodPools pod_pools(const Pod& pod, std::string_view pool_key,
+PodPools pod_pools(const model::Pod& pod, std::string_view pool_key,
                    std::span<const std::string> known_pools);
 
 // The usage-pool rule: a node with pool label value v admits the pod only when the pod's
 // affinity allows v and the pod tolerates the node's pool taints. Nodes without the label pass.
 // `known_pools` (the pool values present in the cluster) only serve the reason's wording.
-bool check_usage_pool(const Pod& pod, const Node& node, std::string_view pool_key,
+bool check_usage_pool(const model::Pod& pod, const model::Node& node, std::string_view pool_key,
                       std::span<const std::string> known_pools, Reasons* out);
 
 }  // namespace loadshift::placement

@@ -23,7 +23,7 @@ bool reject(Reasons* out, Rule rule, const char* reason) {
   return false;
 }
 
-std::string describe_taint(const Taint& taint) {
+std::string describe_taint(const model::Taint& taint) {
   std::string text = taint.key;
   if (!taint.value.empty()) text += "=" + taint.value;
   text += ":";
@@ -39,10 +39,11 @@ bool fits_amount(std::string_view name, int64_t request, int64_t allocatable, in
   if (request <= free) return true;
   if (out == nullptr) return false;
   std::string reason = "insufficient " + std::string(name) + ": pod requests " +
-                       format_amount(name, request) + ", node has " +
-                       format_amount(name, std::max<int64_t>(free, 0)) + " free of " +
-                       format_amount(name, allocatable) + " allocatable";
-  if (reserved != 0) reason += " (" + format_amount(name, reserved) + " reserved by this plan)";
+                       model::format_amount(name, request) + ", node has " +
+                       model::format_amount(name, std::max<int64_t>(free, 0)) + " free of " +
+                       model::format_amount(name, allocatable) + " allocatable";
+  if (reserved != 0)
+    reason += " (" + model::format_amount(name, reserved) + " reserved by this plan)";
   return reject(out, Rule::kResources, std::move(reason));
 }
 
@@ -57,20 +58,20 @@ bool parse_int64(std::string_view text, int64_t& value) {
   return error == std::errc() && end == text.data() + text.size();
 }
 
-bool value_listed(const NodeSelectorRequirement& requirement, std::string_view value) {
+bool value_listed(const model::NodeSelectorRequirement& requirement, std::string_view value) {
   return std::find(requirement.values.begin(), requirement.values.end(), value) !=
          requirement.values.end();
 }
 
-bool field_matches(const NodeSelectorRequirement& requirement, const Node& node) {
+bool field_matches(const model::NodeSelectorRequirement& requirement, const model::Node& node) {
   if (requirement.key != "metadata.name" || !field_requirement_parses(requirement)) return false;
   bool listed = value_listed(requirement, node.meta.name);
-  if (requirement.op == SelectorOperator::kIn) return listed;
-  if (requirement.op == SelectorOperator::kNotIn) return !listed;
+  if (requirement.op == model::SelectorOperator::kIn) return listed;
+  if (requirement.op == model::SelectorOperator::kNotIn) return !listed;
   return false;
 }
 
-std::string describe_requirement(const NodeSelectorRequirement& r) {
+std::string describe_requirement(const model::NodeSelectorRequirement& r) {
   std::string text = r.key + " " + std::string(to_string(r.op));
   if (!r.values.empty()) {
     text += " [";
@@ -82,9 +83,9 @@ std::string describe_requirement(const NodeSelectorRequirement& r) {
 
 }  // namespace
 
-bool check_node_ready(const Node& node, Reasons* out) {
+bool check_node_ready(const model::Node& node, Reasons* out) {
   if (node.meta.deleting) return reject(out, Rule::kNodeReady, "node is being deleted");
-  const NodeCondition* ready = node.condition("Ready");
+  const model::NodeCondition* ready = node.condition("Ready");
   if (ready == nullptr) return reject(out, Rule::kNodeReady, "node has no Ready condition");
   if (ready->status != "True") {
     if (out == nullptr) return false;
@@ -93,21 +94,22 @@ bool check_node_ready(const Node& node, Reasons* out) {
   return true;
 }
 
-bool check_node_schedulable(const Pod& pod, const Node& node, Reasons* out) {
+bool check_node_schedulable(const model::Pod& pod, const model::Node& node, Reasons* out) {
   if (!node.unschedulable) return true;
-  static const Taint cordon{std::string(kUnschedulableTaintKey), "", TaintEffect::kNoSchedule};
-  for (const Toleration& t : pod.tolerations) {
+  static const model::Taint cordon{std::string(kUnschedulableTaintKey), "",
+                                   model::TaintEffect::kNoSchedule};
+  for (const model::Toleration& t : pod.tolerations) {
     if (tolerates(t, cordon)) return true;
   }
   return reject(out, Rule::kNodeSchedulable, "node is cordoned (unschedulable)");
 }
 
-bool check_resources(const ResourceList& pod_requests, const Node& node, const NodeLoad& load,
-                     GpuStack node_stack, Reasons* out) {
-  static const ResourceList kNothing;
-  const ResourceList& requested = load.requested ? *load.requested : kNothing;
-  const ResourceList& reserved = load.reserved ? *load.reserved : kNothing;
-  const ResourceList& allocatable = node.allocatable;
+bool check_resources(const model::ResourceList& pod_requests, const model::Node& node,
+                     const NodeLoad& load, GpuStack node_stack, Reasons* out) {
+  static const model::ResourceList kNothing;
+  const model::ResourceList& requested = load.requested ? *load.requested : kNothing;
+  const model::ResourceList& reserved = load.reserved ? *load.reserved : kNothing;
+  const model::ResourceList& allocatable = node.allocatable;
   bool ok = true;
   // One more pod must fit under the node's pod limit.
   if (requested.pods + reserved.pods + 1 > allocatable.pods) {
@@ -121,13 +123,15 @@ bool check_resources(const ResourceList& pod_requests, const Node& node, const N
     if (!fits_amount(name, request, alloc, used, held, out)) ok = false;
     return ok || out != nullptr;
   };
-  if (!check(kCpu, pod_requests.cpu_milli, allocatable.cpu_milli, requested.cpu_milli,
+  if (!check(model::kCpu, pod_requests.cpu_milli, allocatable.cpu_milli, requested.cpu_milli,
              reserved.cpu_milli))
     return false;
-  if (!check(kMemory, pod_requests.memory, allocatable.memory, requested.memory, reserved.memory))
+  if (!check(model::kMemory, pod_requests.memory, allocatable.memory, requested.memory,
+             reserved.memory))
     return false;
-  if (!check(kEphemeralStorage, pod_requests.ephemeral_storage, allocatable.ephemeral_storage,
-             requested.ephemeral_storage, reserved.ephemeral_storage))
+  if (!check(model::kEphemeralStorage, pod_requests.ephemeral_storage,
+             allocatable.ephemeral_storage, requested.ephemeral_storage,
+             reserved.ephemeral_storage))
     return false;
   for (const auto& [name, request] : pod_requests.scalars()) {
     if (request <= 0 || ignored_by_scheduler(name, node_stack)) continue;
@@ -137,20 +141,20 @@ bool check_resources(const ResourceList& pod_requests, const Node& node, const N
   return ok;
 }
 
-bool tolerates(const Toleration& toleration, const Taint& taint) {
+bool tolerates(const model::Toleration& toleration, const model::Taint& taint) {
   if (toleration.effect && *toleration.effect != taint.effect) return false;
-  if (toleration.key.empty()) return toleration.op == TolerationOperator::kExists;
+  if (toleration.key.empty()) return toleration.op == model::TolerationOperator::kExists;
   if (toleration.key != taint.key) return false;
-  if (toleration.op == TolerationOperator::kExists) return true;
+  if (toleration.op == model::TolerationOperator::kExists) return true;
   return toleration.value == taint.value;
 }
 
-bool check_taints(const Pod& pod, const Node& node, Reasons* out) {
+bool check_taints(const model::Pod& pod, const model::Node& node, Reasons* out) {
   bool ok = true;
-  for (const Taint& taint : node.taints) {
-    if (taint.effect == TaintEffect::kPreferNoSchedule) continue;
+  for (const model::Taint& taint : node.taints) {
+    if (taint.effect == model::TaintEffect::kPreferNoSchedule) continue;
     bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                 [&](const Toleration& t) { return tolerates(t, taint); });
+                                 [&](const model::Toleration& t) { return tolerates(t, taint); });
     if (tolerated) continue;
     if (out == nullptr) return false;
     ok = reject(out, Rule::kTaints, "taint " + describe_taint(taint) + " not tolerated");
@@ -158,19 +162,19 @@ bool check_taints(const Pod& pod, const Node& node, Reasons* out) {
   return ok;
 }
 
-int32_t untolerated_prefer_no_schedule(const Pod& pod, const Node& node) {
+int32_t untolerated_prefer_no_schedule(const model::Pod& pod, const model::Node& node) {
   int32_t count = 0;
-  for (const Taint& taint : node.taints) {
-    if (taint.effect != TaintEffect::kPreferNoSchedule) continue;
+  for (const model::Taint& taint : node.taints) {
+    if (taint.effect != model::TaintEffect::kPreferNoSchedule) continue;
     // A toleration with no effect or effect PreferNoSchedule counts, as in the scheduler's score.
     bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                 [&](const Toleration& t) { return tolerates(t, taint); });
+                                 [&](const model::Toleration& t) { return tolerates(t, taint); });
     if (!tolerated) ++count;
   }
   return count;
 }
 
-bool check_node_selector(const Pod& pod, const Node& node, Reasons* out) {
+bool check_node_selector(const model::Pod& pod, const model::Node& node, Reasons* out) {
   bool ok = true;
   for (const auto& [key, value] : pod.node_selector.items()) {
     const std::string* label = node.meta.labels.find(key);
@@ -183,50 +187,51 @@ bool check_node_selector(const Pod& pod, const Node& node, Reasons* out) {
   return ok;
 }
 
-bool requirement_matches(const NodeSelectorRequirement& requirement, const StringMap& labels) {
+bool requirement_matches(const model::NodeSelectorRequirement& requirement,
+                         const model::StringMap& labels) {
   return requirement_matches_value(requirement, labels.find(requirement.key));
 }
 
-bool requirement_matches_value(const NodeSelectorRequirement& requirement,
+bool requirement_matches_value(const model::NodeSelectorRequirement& requirement,
                                const std::string* label) {
   // A requirement the scheduler cannot parse makes its whole term match no node; the term's
   // requirements are ANDed, so failing this one is the same.
   if (!requirement_parses(requirement)) return false;
   switch (requirement.op) {
-    case SelectorOperator::kIn:
+    case model::SelectorOperator::kIn:
       return label != nullptr && value_listed(requirement, *label);
-    case SelectorOperator::kNotIn:
+    case model::SelectorOperator::kNotIn:
       return label == nullptr || !value_listed(requirement, *label);
-    case SelectorOperator::kExists:
+    case model::SelectorOperator::kExists:
       return label != nullptr;
-    case SelectorOperator::kDoesNotExist:
+    case model::SelectorOperator::kDoesNotExist:
       return label == nullptr;
-    case SelectorOperator::kGt:
-    case SelectorOperator::kLt: {
+    case model::SelectorOperator::kGt:
+    case model::SelectorOperator::kLt: {
       if (label == nullptr) return false;
       int64_t have = 0, bound = 0;
       if (!parse_int64(*label, have) || !parse_int64(requirement.values[0], bound)) return false;
-      return requirement.op == SelectorOperator::kGt ? have > bound : have < bound;
+      return requirement.op == model::SelectorOperator::kGt ? have > bound : have < bound;
     }
   }
   return false;
 }
 
-bool term_matches(const NodeSelectorTerm& term, const Node& node) {
+bool term_matches(const model::NodeSelectorTerm& term, const model::Node& node) {
   if (term.match_expressions.empty() && term.match_fields.empty()) return false;
-  for (const NodeSelectorRequirement& r : term.match_expressions) {
+  for (const model::NodeSelectorRequirement& r : term.match_expressions) {
     if (!requirement_matches(r, node.meta.labels)) return false;
   }
-  for (const NodeSelectorRequirement& r : term.match_fields) {
+  for (const model::NodeSelectorRequirement& r : term.match_fields) {
     if (!field_matches(r, node)) return false;
   }
   return true;
 }
 
-bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out) {
+bool check_node_affinity(const model::Pod& pod, const model::Node& node, Reasons* out) {
   if (!pod.node_affinity.required) return true;
   const auto& terms = *pod.node_affinity.required;
-  for (const NodeSelectorTerm& term : terms) {
+  for (const model::NodeSelectorTerm& term : terms) {
     if (term_matches(term, node)) return true;
   }
   if (out == nullptr) return false;
@@ -258,15 +263,15 @@ bool check_node_affinity(const Pod& pod, const Node& node, Reasons* out) {
   return reject(out, Rule::kNodeAffinity, std::move(reason));
 }
 
-int64_t preferred_affinity_score(const Pod& pod, const Node& node) {
+int64_t preferred_affinity_score(const model::Pod& pod, const model::Node& node) {
   int64_t score = 0;
-  for (const PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
     if (term.weight != 0 && term_matches(term.preference, node)) score += term.weight;
   }
   return score;
 }
 
-bool check_host_ports(const Pod& pod, std::span<const int32_t> used_ports, Reasons* out) {
+bool check_host_ports(const model::Pod& pod, std::span<const int32_t> used_ports, Reasons* out) {
   bool ok = true;
   for (int32_t port : pod.host_ports) {
     if (!std::binary_search(used_ports.begin(), used_ports.end(), port)) continue;

@@ -18,7 +18,7 @@ constexpr int64_t kDefaultMemory = int64_t{200} * 1024 * 1024;
 
 // A container's request of cpu (`cpu`) or memory with the scheduler's default for an absent
 // (here: zero) one.
-int64_t nonzero(const Container& c, bool cpu) {
+int64_t nonzero(const model::Container& c, bool cpu) {
   const int64_t amount = cpu ? c.requests.cpu_milli : c.requests.memory;
   return amount != 0 ? amount : cpu ? kDefaultMilliCpu : kDefaultMemory;
 }
@@ -26,12 +26,12 @@ int64_t nonzero(const Container& c, bool cpu) {
 // The pod's request of cpu (`cpu`) or memory as NodeResourcesFit counts it: containers (sidecars
 // included) summed, the max with each init container, plus overhead; defaults for containers
 // that request none.
-int64_t pod_nonzero(const Pod& pod, bool cpu) {
+int64_t pod_nonzero(const model::Pod& pod, bool cpu) {
   int64_t sum = 0;
-  for (const Container& c : pod.containers) sum += nonzero(c, cpu);
+  for (const model::Container& c : pod.containers) sum += nonzero(c, cpu);
   int64_t sidecars = 0;
   int64_t init_max = 0;
-  for (const Container& c : pod.init_containers) {
+  for (const model::Container& c : pod.init_containers) {
     if (c.restart_always) {
       sidecars += nonzero(c, cpu);
       continue;
@@ -98,16 +98,16 @@ const char* to_string(FitScoring::Type type) {
 
 SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profile)
     : index_(index), profile_(std::move(profile)) {
-  const Snapshot& snapshot = index.snapshot();
+  const model::Snapshot& snapshot = index.snapshot();
   for (const FitScoring::Resource& r : profile_.fit.resources) {
-    FitResource::Kind kind = r.name == kCpu      ? FitResource::kCpu
-                             : r.name == kMemory ? FitResource::kMemory
+    FitResource::Kind kind = r.name == model::kCpu      ? FitResource::kCpu
+                             : r.name == model::kMemory ? FitResource::kMemory
                                                  : FitResource::kOther;
     fit_resources_.push_back({kind, &r.name, r.weight});
   }
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
-    for (const Taint& taint : snapshot.nodes[node].taints) {
-      if (taint.effect == TaintEffect::kPreferNoSchedule && taint.key != kSoftTaintKey) {
+    for (const model::Taint& taint : snapshot.nodes[node].taints) {
+      if (taint.effect == model::TaintEffect::kPreferNoSchedule && taint.key != kSoftTaintKey) {
         any_soft_taint_ = true;
       }
     }
@@ -132,17 +132,17 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
 }
 
 bool SchedulerModel::recreated(PodId pod) const {
-  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  const model::OwnerReference* owner = index_.snapshot().pods[pod].controller();
   return owner != nullptr && owner->kind != "DaemonSet" && owner->kind != "Node";
 }
 
 bool SchedulerModel::recreated_in_place(PodId pod) const {
-  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  const model::OwnerReference* owner = index_.snapshot().pods[pod].controller();
   return owner != nullptr && (owner->kind == "DaemonSet" || owner->kind == "Node");
 }
 
 bool SchedulerModel::replaced_after_deletion(PodId pod) const {
-  const OwnerReference* owner = index_.snapshot().pods[pod].controller();
+  const model::OwnerReference* owner = index_.snapshot().pods[pod].controller();
   return owner != nullptr && owner->kind == "StatefulSet";
 }
 
@@ -163,10 +163,10 @@ int64_t SchedulerModel::nonzero_requested(NodeId node, FitResource::Kind kind,
 
 int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
                                   bool without_self) const {
-  const Node& n = index_.snapshot().nodes[node];
+  const model::Node& n = index_.snapshot().nodes[node];
   // Volcano's nodeorder scores leastrequested on cpu and memory alike, whatever the policy says of
   // kube-scheduler's NodeResourcesFit.
-  static const std::string kCpuName(kCpu), kMemoryName(kMemory);
+  static const std::string kCpuName(model::kCpu), kMemoryName(model::kMemory);
   static const std::vector<FitResource> kVolcano{{FitResource::kCpu, &kCpuName, 1},
                                                  {FitResource::kMemory, &kMemoryName, 1}};
   const bool volcano = index_.snapshot().pods[pod].scheduler_name == "volcano";
@@ -181,7 +181,8 @@ int64_t SchedulerModel::fit_score(PodId pod, NodeId node, const Ledger& ledger,
                       : r.kind == FitResource::kMemory ? pod_nonzero_memory_[pod]
                                                        : index_.requests(pod).get(*r.name);
     // noderesources skips an extended resource the pod does not request.
-    if (r.kind == FitResource::kOther && request == 0 && *r.name != kEphemeralStorage) continue;
+    if (r.kind == FitResource::kOther && request == 0 && *r.name != model::kEphemeralStorage)
+      continue;
     int64_t requested = nonzero_requested(node, r.kind, *r.name, ledger) + request;
     if (without_self) requested -= request;
     int64_t score = 0;
@@ -216,9 +217,9 @@ int64_t SchedulerModel::balanced_score(PodId pod, NodeId node, const Ledger& led
                                        bool without_self) const {
   double fractions[2] = {0, 0};
   size_t count = 0;
-  const ResourceList& on_node = index_.requested(node);
-  const ResourceList& reserved = ledger.reserved(node);
-  const ResourceList& request = index_.requests(pod);
+  const model::ResourceList& on_node = index_.requested(node);
+  const model::ResourceList& reserved = ledger.reserved(node);
+  const model::ResourceList& request = index_.requests(pod);
   const int64_t self = without_self ? 0 : 1;
   auto add = [&](int64_t allocatable, int64_t requested) {
     if (allocatable == 0) return;
@@ -257,19 +258,19 @@ int64_t SchedulerModel::binpack_score(PodId pod, NodeId node, const Ledger& ledg
 }
 
 int64_t SchedulerModel::untolerated_soft_taints(PodId pod, NodeId node) const {
-  const Pod& p = index_.snapshot().pods[pod];
-  const Node& n = index_.snapshot().nodes[node];
+  const model::Pod& p = index_.snapshot().pods[pod];
+  const model::Node& n = index_.snapshot().nodes[node];
   const SoftTaint state = node < soft_taint_.size() ? soft_taint_[node] : kAsIs;
   if (state != kTainted && !index_.soft_tainted(node)) return 0;  // most nodes: no such taint
-  static const Taint ours{kSoftTaintKey, "", TaintEffect::kPreferNoSchedule};
-  auto tolerated = [&](const Taint& taint) {
+  static const model::Taint ours{kSoftTaintKey, "", model::TaintEffect::kPreferNoSchedule};
+  auto tolerated = [&](const model::Taint& taint) {
     return std::any_of(p.tolerations.begin(), p.tolerations.end(),
-                       [&](const Toleration& t) { return tolerates(t, taint); });
+                       [&](const model::Toleration& t) { return tolerates(t, taint); });
   };
   int64_t count = 0;
   if (index_.soft_tainted(node)) {
-    for (const Taint& taint : n.taints) {
-      if (taint.effect != TaintEffect::kPreferNoSchedule) continue;
+    for (const model::Taint& taint : n.taints) {
+      if (taint.effect != model::TaintEffect::kPreferNoSchedule) continue;
       // The state given replaces the snapshot's own entry (the API allows one per key and
       // effect): never counted twice, and gone once the controller removes it.
       if (state != kAsIs && taint.key == kSoftTaintKey) continue;
@@ -338,8 +339,8 @@ int64_t SchedulerModel::margin(PodId pod) const {
 std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId> nodes,
                                               const Ledger& ledger) const {
   const Placer placer(index_);
-  const Snapshot& snapshot = index_.snapshot();
-  const Pod& p = snapshot.pods[pod];
+  const model::Snapshot& snapshot = index_.snapshot();
+  const model::Pod& p = snapshot.pods[pod];
   const bool volcano = p.scheduler_name == "volcano";
   std::vector<NodeScore> out;
   std::vector<int64_t> taints, affinity, inter_pod, spread;

@@ -10,7 +10,7 @@
 namespace loadshift::placement {
 
 bool SchedulerModel::totals_known_before_filters(PodId pod) const {
-  const Pod& p = index_.snapshot().pods[pod];
+  const model::Pod& p = index_.snapshot().pods[pod];
   // Without the index's own soft taints, a node meets at most loadshift's one: counts 0 or 1,
   // and a feasible node with 1 makes the maximum 1, so 0 -> 100 and 1 -> 0 whatever else is
   // feasible. NodeAffinity without preferred terms and InterPodAffinity / PodTopologySpread
@@ -49,8 +49,8 @@ std::string SchedulerModel::totals_key(PodId pod) const {
   for (const FitResource& r : fit_resources_) {
     if (r.kind == FitResource::kOther) return "";
   }
-  const Pod& p = index_.snapshot().pods[pod];
-  const ResourceList& requests = index_.requests(pod);
+  const model::Pod& p = index_.snapshot().pods[pod];
+  const model::ResourceList& requests = index_.requests(pod);
   std::string key;
   for (int64_t n : {static_cast<int64_t>(index_.constraint_class(pod)), pod_nonzero_cpu_[pod],
                     pod_nonzero_memory_[pod], requests.cpu_milli, requests.memory}) {

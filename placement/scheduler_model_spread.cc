@@ -23,19 +23,19 @@ namespace {
 constexpr std::string_view kZoneLabel = "topology.kubernetes.io/zone";
 constexpr int64_t kHostnameSkew = 3, kZoneSkew = 5;
 
-bool spread_by_default(const OwnerReference& owner) {
+bool spread_by_default(const model::OwnerReference& owner) {
   return owner.kind == "ReplicaSet" || owner.kind == "StatefulSet" ||
          owner.kind == "ReplicationController";
 }
 
-std::string owner_name(const Pod& pod, const OwnerReference& owner) {
+std::string owner_name(const model::Pod& pod, const model::OwnerReference& owner) {
   return pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name;
 }
 
 }  // namespace
 
 void SchedulerModel::index_owners_and_zones() {
-  const Snapshot& snapshot = index_.snapshot();
+  const model::Snapshot& snapshot = index_.snapshot();
   // Each owner numbered (by uid, or by namespace/kind/name for a reference without one), then its
   // pods laid out together: owner_members_[owner_start_[o] .. owner_start_[o + 1]).
   std::unordered_map<std::string_view, uint32_t> owners;
@@ -44,7 +44,7 @@ void SchedulerModel::index_owners_and_zones() {
   owner_of_.assign(snapshot.pods.size(), kNoOwner);
   std::vector<uint32_t> count;
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
-    const OwnerReference* owner = snapshot.pods[pod].controller();
+    const model::OwnerReference* owner = snapshot.pods[pod].controller();
     if (owner == nullptr || !spread_by_default(*owner)) continue;
     std::string_view key = owner->uid;
     if (key.empty()) {
@@ -78,12 +78,12 @@ void SchedulerModel::index_owners_and_zones() {
 }
 
 bool SchedulerModel::default_spreading(PodId pod) const {
-  const Pod& p = index_.snapshot().pods[pod];
+  const model::Pod& p = index_.snapshot().pods[pod];
   if (!profile_.system_default_spreading || p.scheduler_name == "volcano" ||
       !p.topology_spread.empty()) {
     return false;
   }
-  const OwnerReference* owner = p.controller();
+  const model::OwnerReference* owner = p.controller();
   return owner != nullptr && spread_by_default(*owner);
 }
 
@@ -92,13 +92,13 @@ SchedulerModel::DefaultSpread::DefaultSpread(const SchedulerModel& model, PodId 
                                              const std::function<bool(NodeId)>& is_candidate,
                                              const Ledger& ledger)
     : model_(model), empty_(per_slot.size(), kMaxNodeScore) {
-  const Snapshot& snapshot = model.index_.snapshot();
+  const model::Snapshot& snapshot = model.index_.snapshot();
   std::vector<int64_t> in_zone(model.zone_count_, 0);
   if (const uint32_t owner = model.owner_of_[pod]; owner != kNoOwner) {
     const Placer placer(model.index_);
     for (uint32_t i = model.owner_start_[owner]; i < model.owner_start_[owner + 1]; ++i) {
       const PodId member = model.owner_members_[i];
-      const Pod& m = snapshot.pods[member];
+      const model::Pod& m = snapshot.pods[member];
       if (member == pod || m.terminated() || m.meta.deleting) continue;
       NodeId at = ledger.planned_node(member);
       if (at == kNoNode) at = model.index_.node_of(member);

@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -24,7 +24,7 @@ class TopologyDomains {
  public:
   TopologyDomains() = default;
   // `nodes` must outlive this object.
-  explicit TopologyDomains(const std::vector<Node>& nodes) : nodes_(&nodes) {}
+  explicit TopologyDomains(const std::vector<model::Node>& nodes) : nodes_(&nodes) {}
 
   // The id of `key`; the first time, reads every node's value of it.
   TopologyKeyId intern(std::string_view key);
@@ -44,7 +44,7 @@ class TopologyDomains {
     std::vector<std::string> values;       // by DomainId
     std::vector<DomainId> domain_of_node;  // by NodeId
   };
-  const std::vector<Node>* nodes_ = nullptr;
+  const std::vector<model::Node>* nodes_ = nullptr;
   std::vector<Key> keys_;
 };
 

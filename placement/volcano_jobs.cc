@@ -23,7 +23,7 @@ std::string namespaced(std::string_view namespace_, std::string_view name) {
 }
 
 // The value of `key` in `map`, empty when absent.
-std::string_view value_of(const StringMap& map, std::string_view key) {
+std::string_view value_of(const model::StringMap& map, std::string_view key) {
   const std::string* value = map.find(key);
   return value ? std::string_view(*value) : std::string_view();
 }
@@ -34,7 +34,7 @@ struct PodLink {
   std::string_view job;
 };
 
-PodLink link_of(const Pod& pod) {
+PodLink link_of(const model::Pod& pod) {
   PodLink link{.group = value_of(pod.meta.annotations, kKubeGroupNameAnnotation),
                .job = value_of(pod.meta.annotations, kJobNameKey)};
   if (link.group.empty()) link.group = value_of(pod.meta.annotations, kVolcanoGroupNameAnnotation);
@@ -50,13 +50,13 @@ std::string job_label(const GangJob& job) {
 
 // Lookups the constructor needs, and where its results go.
 struct Build {
-  const Snapshot& snapshot;
+  const model::Snapshot& snapshot;
   std::vector<GangJob>& jobs;
   std::vector<std::string>& warnings;
   std::unordered_map<std::string_view, NodeId> node_ids;
-  std::unordered_map<std::string, const PodGroup*> pod_groups;          // "ns/name"
-  std::unordered_map<std::string, const PodGroup*> pod_group_of_vcjob;  // "ns/vcjob name"
-  std::unordered_map<std::string, const VolcanoJob*> vcjobs;            // "ns/name"
+  std::unordered_map<std::string, const model::PodGroup*> pod_groups;          // "ns/name"
+  std::unordered_map<std::string, const model::PodGroup*> pod_group_of_vcjob;  // "ns/vcjob name"
+  std::unordered_map<std::string, const model::VolcanoJob*> vcjobs;            // "ns/name"
   std::unordered_map<std::string, JobId> job_ids;  // "g:ns/PodGroup" or "j:ns/vcjob"
 };
 
@@ -69,30 +69,30 @@ const T* find_object(const std::unordered_map<std::string, const T*>& objects,
 }
 
 void index_objects(Build& build) {
-  const Snapshot& snapshot = build.snapshot;
+  const model::Snapshot& snapshot = build.snapshot;
   for (NodeId id = 0; id < snapshot.nodes.size(); ++id) {
     build.node_ids.emplace(snapshot.nodes[id].meta.name, id);
   }
-  for (const PodGroup& group : snapshot.pod_groups) {
+  for (const model::PodGroup& group : snapshot.pod_groups) {
     build.pod_groups.emplace(namespaced(group.meta.namespace_, group.meta.name), &group);
     if (!group.job_name.empty()) {
       build.pod_group_of_vcjob.emplace(namespaced(group.meta.namespace_, group.job_name), &group);
     }
   }
-  for (const VolcanoJob& job : snapshot.jobs) {
+  for (const model::VolcanoJob& job : snapshot.jobs) {
     build.vcjobs.emplace(namespaced(job.meta.namespace_, job.meta.name), &job);
   }
 }
 
 // The node `pod` lives on, or kNoNode when it is terminated, unbound or on an unknown node.
-NodeId live_node(const Build& build, const Pod& pod) {
+NodeId live_node(const Build& build, const model::Pod& pod) {
   if (pod.terminated() || pod.node_name.empty()) return kNoNode;
   const auto found = build.node_ids.find(pod.node_name);
   return found == build.node_ids.end() ? kNoNode : found->second;
 }
 
 // A new job for the first pod that links to it.
-GangJob new_job(Build& build, const Pod& pod, const PodLink& link) {
+GangJob new_job(Build& build, const model::Pod& pod, const PodLink& link) {
   const std::string_view ns = pod.meta.namespace_;
   GangJob job;
   job.namespace_ = pod.meta.namespace_;
@@ -122,10 +122,11 @@ GangJob new_job(Build& build, const Pod& pod, const PodLink& link) {
 
 // The job `pod` belongs to, made on first sight. Jobs are keyed by PodGroup when there is one,
 // so every pod of a gang lands in one job however it names it.
-JobId job_for(Build& build, const Pod& pod, const PodLink& link) {
+JobId job_for(Build& build, const model::Pod& pod, const PodLink& link) {
   std::string_view group = link.group;
   if (group.empty()) {
-    const PodGroup* owned = find_object(build.pod_group_of_vcjob, pod.meta.namespace_, link.job);
+    const model::PodGroup* owned =
+        find_object(build.pod_group_of_vcjob, pod.meta.namespace_, link.job);
     if (owned) group = owned->meta.name;
   }
   const std::string key = group.empty() ? "j:" + namespaced(pod.meta.namespace_, link.job)
@@ -137,14 +138,14 @@ JobId job_for(Build& build, const Pod& pod, const PodLink& link) {
 
 // Topology from the pod annotations, for workloads that are not vcjobs; empty when `pod` has
 // neither annotation.
-std::optional<NetworkTopology> topology_from_annotations(Build& build, const GangJob& job,
-                                                         const Pod& pod) {
+std::optional<model::NetworkTopology> topology_from_annotations(Build& build, const GangJob& job,
+                                                         const model::Pod& pod) {
   const std::string* mode = pod.meta.annotations.find(kTopologyModeAnnotation);
   const std::string* tier = pod.meta.annotations.find(kHighestTierAnnotation);
   if (!mode && !tier) return std::nullopt;
-  NetworkTopology topology;
+  model::NetworkTopology topology;
   if (mode && *mode == "soft") {
-    topology.mode = TopologyMode::kSoft;
+    topology.mode = model::TopologyMode::kSoft;
   } else if (mode && *mode != "hard") {
     build.warnings.push_back("job " + job_label(job) + ": pod " + pod.key() + " annotation " +
                              std::string(kTopologyModeAnnotation) + "=\"" + *mode +
@@ -166,7 +167,7 @@ std::optional<NetworkTopology> topology_from_annotations(Build& build, const Gan
 }
 
 // PodGroup spec.networkTopology, else the vcjob's, else the first pod annotations found.
-std::optional<NetworkTopology> topology_of(Build& build, const GangJob& job) {
+std::optional<model::NetworkTopology> topology_of(Build& build, const GangJob& job) {
   if (job.pod_group && job.pod_group->network_topology) return job.pod_group->network_topology;
   if (job.job && job.job->network_topology) return job.job->network_topology;
   for (PodId id : job.pods) {
@@ -180,7 +181,7 @@ std::optional<NetworkTopology> topology_of(Build& build, const GangJob& job) {
 // gives a tier.
 std::optional<int32_t> tier_bound(Build& build, const HyperNodeTree& tree, const GangJob& job) {
   if (!job.topology) return std::nullopt;
-  const NetworkTopology& topology = *job.topology;
+  const model::NetworkTopology& topology = *job.topology;
   const std::string prefix = "job " + job_label(job) + ": ";
   if (topology.highest_tier_allowed) {
     if (!topology.highest_tier_name.empty()) {
@@ -198,7 +199,7 @@ std::optional<int32_t> tier_bound(Build& build, const HyperNodeTree& tree, const
     }
     return tier;
   }
-  if (topology.mode == TopologyMode::kHard) {
+  if (topology.mode == model::TopologyMode::kHard) {
     build.warnings.push_back(prefix +
                              "hard networkTopology without highestTierAllowed or highestTierName; "
                              "no tier bound applied");
@@ -256,14 +257,14 @@ HyperNodeTree::DomainId common_domain(const HyperNodeTree& tree, const GangJob& 
   return kNoDomain;
 }
 
-std::string node_name(const Snapshot& snapshot, NodeId node) {
+std::string node_name(const model::Snapshot& snapshot, NodeId node) {
   if (node < snapshot.nodes.size()) return snapshot.nodes[node].meta.name;
   return "node #" + std::to_string(node);
 }
 
 // Why moving `pod` to `target` breaks the job's bound (the slow path: only for rejections).
-std::string topology_reason(const Snapshot& snapshot, const HyperNodeTree& tree, const GangJob& job,
-                            PodId pod, NodeId target, const Ledger& ledger) {
+std::string topology_reason(const model::Snapshot& snapshot, const HyperNodeTree& tree,
+                            const GangJob& job, PodId pod, NodeId target, const Ledger& ledger) {
   const std::string bound = std::to_string(*job.highest_tier);
   std::string reason =
       "job " + job_label(job) + " requires its pods under one HyperNode of tier <= " + bound + "; ";
@@ -281,7 +282,7 @@ std::string topology_reason(const Snapshot& snapshot, const HyperNodeTree& tree,
 
 }  // namespace
 
-GangIndex::GangIndex(const Snapshot& snapshot, const HyperNodeTree& tree)
+GangIndex::GangIndex(const model::Snapshot& snapshot, const HyperNodeTree& tree)
     : job_of_pod_(snapshot.pods.size(), kNoJob) {
   Build build{.snapshot = snapshot,
               .jobs = jobs_,
@@ -293,7 +294,7 @@ GangIndex::GangIndex(const Snapshot& snapshot, const HyperNodeTree& tree)
               .job_ids = {}};
   index_objects(build);
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
-    const Pod& pod = snapshot.pods[id];
+    const model::Pod& pod = snapshot.pods[id];
     const PodLink link = link_of(pod);
     if (link.group.empty() && link.job.empty()) continue;
     const JobId job = job_for(build, pod, link);
@@ -304,13 +305,14 @@ GangIndex::GangIndex(const Snapshot& snapshot, const HyperNodeTree& tree)
   for (GangJob& job : jobs_) resolve_job(build, tree, job);
 }
 
-bool check_network_topology(const Snapshot& snapshot, const HyperNodeTree& tree,
+bool check_network_topology(const model::Snapshot& snapshot, const HyperNodeTree& tree,
                             const GangIndex& gangs, PodId pod, NodeId target, const Ledger& ledger,
                             Reasons* out) {
   const JobId id = gangs.job_of(pod);
   if (id == kNoJob) return true;
   const GangJob& job = gangs.job(id);
-  if (!job.topology || job.topology->mode != TopologyMode::kHard || !job.highest_tier) return true;
+  if (!job.topology || job.topology->mode != model::TopologyMode::kHard || !job.highest_tier)
+    return true;
   if (common_domain(tree, job, pod, target, ledger, *job.highest_tier) != kNoDomain) return true;
   if (out) {
     out->push_back(Rejection{.rule = Rule::kNetworkTopology,
@@ -319,7 +321,7 @@ bool check_network_topology(const Snapshot& snapshot, const HyperNodeTree& tree,
   return false;
 }
 
-int32_t network_topology_tier(const Snapshot& /*snapshot*/, const HyperNodeTree& tree,
+int32_t network_topology_tier(const model::Snapshot& /*snapshot*/, const HyperNodeTree& tree,
                               const GangIndex& gangs, PodId pod, NodeId target,
                               const Ledger& ledger) {
   const JobId id = gangs.job_of(pod);

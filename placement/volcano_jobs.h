@@ -13,7 +13,7 @@
 
 #include "placement/hypernode_tree.h"
 #include "placement/ledger.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -25,10 +25,10 @@ struct GangJob {
   std::string namespace_;
   std::string name;                     // PodGroup name, else vcjob name
   std::string job_name;                 // vcjob name, may be empty for plain PodGroups
-  const PodGroup* pod_group = nullptr;  // into the Snapshot, may be null
-  const VolcanoJob* job = nullptr;      // into the Snapshot, may be null
+  const model::PodGroup* pod_group = nullptr;  // into the Snapshot, may be null
+  const model::VolcanoJob* job = nullptr;      // into the Snapshot, may be null
   int32_t min_available = 0;            // PodGroup minMember, else Job minAvailable
-  std::optional<NetworkTopology> topology;
+  std::optional<model::NetworkTopology> topology;
   // The tier bound resolved against the HyperNode tree: highestTierAllowed, or the tier of
   // highestTierName. Empty: no bound (no topology, or a tierName no HyperNode has).
   std::optional<int32_t> highest_tier;
@@ -49,7 +49,7 @@ class GangIndex {
   GangIndex() = default;
   // Problems (missing PodGroup or vcjob, unreadable topology annotations, a highestTierName no
   // HyperNode has) become warnings(), once per problem and job, never exceptions.
-  GangIndex(const Snapshot& snapshot, const HyperNodeTree& tree);
+  GangIndex(const model::Snapshot& snapshot, const HyperNodeTree& tree);
 
   // The job of `pod`, or kNoJob.
   JobId job_of(PodId pod) const { return pod < job_of_pod_.size() ? job_of_pod_[pod] : kNoJob; }
@@ -74,14 +74,14 @@ class GangIndex {
 // Cost: O(1) for pods without a bounded hard job; else usually O(depth) for a target far from the
 // job and O(job size x depth) for one near it (plus a ledger lookup per pod once the ledger
 // has moves). No allocation on success.
-bool check_network_topology(const Snapshot& snapshot, const HyperNodeTree& tree,
+bool check_network_topology(const model::Snapshot& snapshot, const HyperNodeTree& tree,
                             const GangIndex& gangs, PodId pod, NodeId target, const Ledger& ledger,
                             Reasons* out);
 
 // Soft-mode score: the tier of the lowest common domain of `target` and the job's other live pods
 // (ledger applied), lower is better; the virtual root's tier when no real HyperNode holds them
 // all. 0 for pods without a job or whose job has no topology. Same cost as the check.
-int32_t network_topology_tier(const Snapshot& snapshot, const HyperNodeTree& tree,
+int32_t network_topology_tier(const model::Snapshot& snapshot, const HyperNodeTree& tree,
                               const GangIndex& gangs, PodId pod, NodeId target,
                               const Ledger& ledger);
 

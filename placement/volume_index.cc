@@ -35,27 +35,27 @@ std::vector<std::string> split_zones(const std::string& value) {
 
 // A PersistentVolume node-affinity term, evaluated as the scheduler's CheckNodeAffinity does: on
 // a node that has the real node's labels and no name.
-bool volume_term_matches(const NodeSelectorTerm& term, const StringMap& labels) {
+bool volume_term_matches(const model::NodeSelectorTerm& term, const model::StringMap& labels) {
   if (term.match_expressions.empty() && term.match_fields.empty()) return false;
-  for (const NodeSelectorRequirement& r : term.match_expressions) {
+  for (const model::NodeSelectorRequirement& r : term.match_expressions) {
     if (!requirement_matches(r, labels)) return false;
   }
-  for (const NodeSelectorRequirement& r : term.match_fields) {
+  for (const model::NodeSelectorRequirement& r : term.match_fields) {
     // The scheduler's node here has no name: metadata.name is "".
     if (r.key != "metadata.name" || !field_requirement_parses(r)) return false;
     bool listed = r.values[0].empty();
-    if ((r.op == SelectorOperator::kIn) != listed) return false;
+    if ((r.op == model::SelectorOperator::kIn) != listed) return false;
   }
   return true;
 }
 
-std::string describe_terms(const std::vector<NodeSelectorTerm>& terms) {
+std::string describe_terms(const std::vector<model::NodeSelectorTerm>& terms) {
   if (terms.empty()) return "no terms (matches no node)";
   std::string text;
   for (size_t t = 0; t < terms.size(); ++t) {
     if (t > 0) text += " or ";
     std::string term_text;
-    auto add = [&](const NodeSelectorRequirement& r, const char* prefix) {
+    auto add = [&](const model::NodeSelectorRequirement& r, const char* prefix) {
       term_text += (term_text.empty() ? "" : ", ") + std::string(prefix) + r.key + " " +
                    std::string(to_string(r.op));
       if (r.values.empty()) return;
@@ -84,25 +84,25 @@ bool of_driver(std::string_view volume, std::string_view driver) {
 
 }  // namespace
 
-VolumeIndex::VolumeIndex(const Snapshot& snapshot,
+VolumeIndex::VolumeIndex(const model::Snapshot& snapshot,
                          const std::vector<std::vector<PodId>>& pods_on_node)
     : snapshot_(&snapshot) {
-  std::unordered_map<std::string, const PersistentVolumeClaim*> claims;
-  for (const PersistentVolumeClaim& claim : snapshot.persistent_volume_claims) {
+  std::unordered_map<std::string, const model::PersistentVolumeClaim*> claims;
+  for (const model::PersistentVolumeClaim& claim : snapshot.persistent_volume_claims) {
     claims.emplace(namespaced(claim.meta.namespace_, claim.meta.name), &claim);
   }
-  std::unordered_map<std::string_view, const PersistentVolume*> volumes;
-  for (const PersistentVolume& volume : snapshot.persistent_volumes) {
+  std::unordered_map<std::string_view, const model::PersistentVolume*> volumes;
+  for (const model::PersistentVolume& volume : snapshot.persistent_volumes) {
     volumes.emplace(volume.meta.name, &volume);
   }
 
   entry_of_pod_.assign(snapshot.pods.size(), kNoVolumes);
   for (PodId id = 0; id < snapshot.pods.size(); ++id) {
-    const Pod& pod = snapshot.pods[id];
+    const model::Pod& pod = snapshot.pods[id];
     PodVolumes entry;
     bool has_claims = false;
-    for (const Volume& volume : pod.volumes) {
-      if (volume.kind == kVolumeEphemeral) {
+    for (const model::Volume& volume : pod.volumes) {
+      if (volume.kind == model::kVolumeEphemeral) {
         // The replacement pod gets a new claim, bound or provisioned as its storage class says:
         // where the scheduler could then put it is not known from the snapshot.
         if (!entry.unmovable) {
@@ -116,14 +116,14 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
         if (claim == claims.end() || claim->second->volume_name.empty()) continue;
         auto bound = volumes.find(claim->second->volume_name);
         if (bound == volumes.end()) continue;
-        const PersistentVolume& pv = *bound->second;
+        const model::PersistentVolume& pv = *bound->second;
         if (!pv.csi_driver.empty() && !pv.csi_volume_handle.empty()) {
           entry.csi_drivers.push_back(pv.csi_driver);
           entry.csi_volumes.push_back(pv.csi_driver + "/" + pv.csi_volume_handle);
         }
         continue;
       }
-      if (volume.kind != kVolumePersistentClaim) continue;
+      if (volume.kind != model::kVolumePersistentClaim) continue;
       has_claims = true;
       std::string key = namespaced(pod.meta.namespace_, volume.claim_name);
       auto claim = claims.find(key);
@@ -160,7 +160,7 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
         }
         continue;
       }
-      const PersistentVolume& pv = *bound->second;
+      const model::PersistentVolume& pv = *bound->second;
       if (pv.node_affinity) entry.pinned.push_back(PinnedVolume{&pv, key});
       for (const std::string& label : kTopologyLabels) {
         if (const std::string* value = pv.meta.labels.find(label)) {
@@ -181,8 +181,8 @@ VolumeIndex::VolumeIndex(const Snapshot& snapshot,
     entries_.push_back(std::move(entry));
   }
 
-  std::unordered_map<std::string_view, const CsiNode*> csi_nodes;
-  for (const CsiNode& csi_node : snapshot.csi_nodes)
+  std::unordered_map<std::string_view, const model::CsiNode*> csi_nodes;
+  for (const model::CsiNode& csi_node : snapshot.csi_nodes)
     csi_nodes.emplace(csi_node.meta.name, &csi_node);
   csi_node_of_node_.assign(snapshot.nodes.size(), nullptr);
   attached_.resize(snapshot.nodes.size());
@@ -210,13 +210,14 @@ const std::optional<std::string>& VolumeIndex::unmovable_reason(PodId pod) const
 bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons* out) const {
   const PodVolumes* volumes = volumes_of(pod);
   if (volumes == nullptr) return true;
-  const Node& node = snapshot_->nodes[node_id];
+  const model::Node& node = snapshot_->nodes[node_id];
   bool ok = true;
   for (const PinnedVolume& pinned : volumes->pinned) {
     const auto& terms = *pinned.volume->node_affinity;
-    bool matched = std::any_of(terms.begin(), terms.end(), [&](const NodeSelectorTerm& term) {
-      return volume_term_matches(term, node.meta.labels);
-    });
+    bool matched =
+        std::any_of(terms.begin(), terms.end(), [&](const model::NodeSelectorTerm& term) {
+          return volume_term_matches(term, node.meta.labels);
+        });
     if (matched) continue;
     ok = false;
     if (out == nullptr) return false;
@@ -233,8 +234,9 @@ bool VolumeIndex::check(PodId pod, NodeId node_id, const Ledger& ledger, Reasons
   return check_csi_limits(*volumes, node_id, ledger, out) && ok;
 }
 
-bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const {
-  const StringMap& labels = node.meta.labels;
+bool VolumeIndex::check_zones(const PodVolumes& volumes, const model::Node& node,
+                              Reasons* out) const {
+  const model::StringMap& labels = node.meta.labels;
   bool node_has_zone =
       std::any_of(std::begin(kTopologyLabels), std::end(kTopologyLabels),
                   [&](const std::string& label) { return labels.contains(label); });
@@ -258,8 +260,8 @@ bool VolumeIndex::check_zones(const PodVolumes& volumes, const Node& node, Reaso
 }
 
 std::optional<int64_t> VolumeIndex::csi_limit(const std::string& driver, NodeId node) const {
-  if (const CsiNode* csi_node = csi_node_of_node_[node]) {
-    for (const CsiNodeDriver& d : csi_node->drivers) {
+  if (const model::CsiNode* csi_node = csi_node_of_node_[node]) {
+    for (const model::CsiNodeDriver& d : csi_node->drivers) {
       if (d.name == driver && d.allocatable_count) return *d.allocatable_count;
     }
   }

@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "placement/ledger.h"
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {
@@ -38,7 +38,7 @@ class VolumeIndex {
  public:
   VolumeIndex() = default;
   // `pods_on_node[n]`: the live pods bound to node n. `snapshot` must outlive this object.
-  VolumeIndex(const Snapshot& snapshot, const std::vector<std::vector<PodId>>& pods_on_node);
+  VolumeIndex(const model::Snapshot& snapshot, const std::vector<std::vector<PodId>>& pods_on_node);
 
   // Why the pod's claims keep it where it is, or empty.
   const std::optional<std::string>& unmovable_reason(PodId pod) const;
@@ -49,11 +49,11 @@ class VolumeIndex {
 
  private:
   struct PinnedVolume {
-    const PersistentVolume* volume;
+    const model::PersistentVolume* volume;
     std::string claim;  // "namespace/name", for reasons
   };
   struct ZoneConstraint {
-    const PersistentVolume* volume;
+    const model::PersistentVolume* volume;
     const std::string* key;           // one of the topology labels
     std::vector<std::string> values;  // the label's value split at "__"
   };
@@ -70,15 +70,15 @@ class VolumeIndex {
     uint32_t entry = entry_of_pod_.empty() ? kNoVolumes : entry_of_pod_[pod];
     return entry == kNoVolumes ? nullptr : &entries_[entry];
   }
-  bool check_zones(const PodVolumes& volumes, const Node& node, Reasons* out) const;
+  bool check_zones(const PodVolumes& volumes, const model::Node& node, Reasons* out) const;
   bool check_csi_limits(const PodVolumes& volumes, NodeId node, const Ledger& ledger,
                         Reasons* out) const;
   std::optional<int64_t> csi_limit(const std::string& driver, NodeId node) const;
 
-  const Snapshot* snapshot_ = nullptr;
+  const model::Snapshot* snapshot_ = nullptr;
   std::vector<uint32_t> entry_of_pod_;
   std::vector<PodVolumes> entries_;
-  std::vector<const CsiNode*> csi_node_of_node_;
+  std::vector<const model::CsiNode*> csi_node_of_node_;
   std::vector<std::vector<std::string>> attached_;  // per node: sorted unique "driver/handle"
 };
 

@@ -378,15 +378,15 @@ std::vector<FieldReader> FieldReader::object_list(std::string_view key, bool req
   return out;
 }
 
-std::optional<placement::LabelSelector> FieldReader::label_selector(std::string_view key) {
+std::optional<model::LabelSelector> FieldReader::label_selector(std::string_view key) {
   std::optional<FieldReader> reader = object(key);
   if (!reader || !reader->valid()) return std::nullopt;
-  placement::LabelSelector selector;
+  model::LabelSelector selector;
   if (auto labels = reader->string_map("matchLabels")) {
-    selector.match_labels = placement::StringMap({labels->begin(), labels->end()});
+    selector.match_labels = model::StringMap({labels->begin(), labels->end()});
   }
   for (FieldReader& expression : reader->object_list("matchExpressions")) {
-    placement::LabelSelectorRequirement r;
+    model::LabelSelectorRequirement r;
     r.key = expression.string("key", true).value_or("");
     r.op = expression.choice("operator", {"In", "NotIn", "Exists", "DoesNotExist"}).value_or("");
     r.values = expression.string_list("values").value_or(std::vector<std::string>{});

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "policy/diagnostics.h"
 #include "policy/policy.h"
 
@@ -85,7 +85,7 @@ class FieldReader {
   // A list of mappings.
   std::vector<FieldReader> object_list(std::string_view key, bool required = false);
   // metav1.LabelSelector {matchLabels, matchExpressions[{key, operator, values}]}.
-  std::optional<placement::LabelSelector> label_selector(std::string_view key);
+  std::optional<model::LabelSelector> label_selector(std::string_view key);
   // A label-selector string ("a=b,c!=d,e in (x,y),!f"), checked for syntax; returned as written.
   std::optional<std::string> selector_string(std::string_view key);
 

@@ -10,7 +10,7 @@
 namespace loadshift::policy {
 namespace {
 
-using placement::UnsatisfiableAction;
+using model::UnsatisfiableAction;
 
 const char* action_name(UnsatisfiableAction action) {
   return action == UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule" : "ScheduleAnyway";
@@ -52,7 +52,7 @@ std::vector<UnsatisfiableAction> read_constraints(FieldReader& args) {
 }
 
 void emit_selection(YAML::Emitter& out, const Namespaces& namespaces,
-                    const std::optional<placement::LabelSelector>& label_selector) {
+                    const std::optional<model::LabelSelector>& label_selector) {
   emit_namespaces(out, "namespaces", namespaces);
   if (label_selector) {
     out << YAML::Key << "labelSelector" << YAML::Value;

@@ -141,7 +141,7 @@ void emit_exit_codes(YAML::Emitter& out, const std::vector<int32_t>& codes) {
 }
 
 void emit_common(YAML::Emitter& out, const Namespaces& namespaces,
-                 const std::optional<placement::LabelSelector>& label_selector) {
+                 const std::optional<model::LabelSelector>& label_selector) {
   emit_namespaces(out, "namespaces", namespaces);
   if (label_selector) {
     out << YAML::Key << "labelSelector" << YAML::Value;

@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::policy {
 
@@ -29,15 +29,15 @@ struct Duration {
 using Percentages = std::map<std::string, double>;
 
 // placement::LabelSelector has no operator==; args that hold one compare through this.
-inline bool same_label_selector(const std::optional<placement::LabelSelector>& a,
-                                const std::optional<placement::LabelSelector>& b) {
+inline bool same_label_selector(const std::optional<model::LabelSelector>& a,
+                                const std::optional<model::LabelSelector>& b) {
   if (a.has_value() != b.has_value()) return false;
   if (!a) return true;
   if (a->match_labels.items() != b->match_labels.items()) return false;
   if (a->match_expressions.size() != b->match_expressions.size()) return false;
   for (size_t i = 0; i < a->match_expressions.size(); ++i) {
-    const placement::LabelSelectorRequirement& x = a->match_expressions[i];
-    const placement::LabelSelectorRequirement& y = b->match_expressions[i];
+    const model::LabelSelectorRequirement& x = a->match_expressions[i];
+    const model::LabelSelectorRequirement& y = b->match_expressions[i];
     if (x.key != y.key || x.op != y.op || x.values != y.values) return false;
   }
   return true;
@@ -69,8 +69,8 @@ struct PodProtections {
 
 struct DefaultEvictorArgs {
   std::string node_selector;  // label-selector string; nodeFit destinations
-  std::optional<placement::LabelSelector> label_selector;
-  std::optional<placement::LabelSelector> namespace_label_selector;
+  std::optional<model::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> namespace_label_selector;
   PriorityThreshold priority_threshold;
   bool node_fit = false;
   uint32_t min_replicas = 0;
@@ -211,7 +211,7 @@ struct Namespaces {
 struct NodeAffinityArgs {
   std::vector<std::string> node_affinity_type;  // requiredDuring... / preferredDuring...
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const NodeAffinityArgs& a, const NodeAffinityArgs& b) {
     return a.node_affinity_type == b.node_affinity_type && a.namespaces == b.namespaces &&
            same_label_selector(a.label_selector, b.label_selector);
@@ -223,7 +223,7 @@ struct NodeTaintsArgs {
   std::vector<std::string> included_taints;  // "key" or "key=value"; not with excluded_taints
   bool include_prefer_no_schedule = false;
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const NodeTaintsArgs& a, const NodeTaintsArgs& b) {
     return a.excluded_taints == b.excluded_taints && a.included_taints == b.included_taints &&
            a.include_prefer_no_schedule == b.include_prefer_no_schedule &&
@@ -256,7 +256,7 @@ struct PodLifeTimeArgs {
   std::vector<int32_t> exit_codes;  // containers' state.terminated.exitCode
   Namespaces owner_kinds;           // include / exclude owner kinds (reuses the two lists)
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const PodLifeTimeArgs& a, const PodLifeTimeArgs& b) {
     return a.max_pod_life_time_seconds == b.max_pod_life_time_seconds && a.states == b.states &&
            a.conditions == b.conditions &&
@@ -274,7 +274,7 @@ struct TooManyRestartsArgs {
   bool including_init_containers = false;
   std::vector<std::string> states;  // Running, CrashLoopBackOff
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const TooManyRestartsArgs& a, const TooManyRestartsArgs& b) {
     return a.pod_restart_threshold == b.pod_restart_threshold &&
            a.including_init_containers == b.including_init_containers && a.states == b.states &&
@@ -291,7 +291,7 @@ struct FailedPodsArgs {
   std::vector<int32_t> exit_codes;
   bool including_init_containers = false;
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const FailedPodsArgs& a, const FailedPodsArgs& b) {
     return a.min_pod_lifetime_seconds == b.min_pod_lifetime_seconds &&
            a.exclude_owner_kinds == b.exclude_owner_kinds && a.reasons == b.reasons &&
@@ -314,7 +314,7 @@ struct RemoveDuplicatesArgs {
 // which are also the only pods that count as the other pod (as upstream).
 struct InterPodAntiAffinityArgs {
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
+  std::optional<model::LabelSelector> label_selector;
   friend bool operator==(const InterPodAntiAffinityArgs& a, const InterPodAntiAffinityArgs& b) {
     return a.namespaces == b.namespaces && same_label_selector(a.label_selector, b.label_selector);
   }
@@ -326,9 +326,9 @@ struct InterPodAntiAffinityArgs {
 // average.
 struct TopologySpreadArgs {
   Namespaces namespaces;
-  std::optional<placement::LabelSelector> label_selector;
-  std::vector<placement::UnsatisfiableAction> constraints = {
-      placement::UnsatisfiableAction::kDoNotSchedule};
+  std::optional<model::LabelSelector> label_selector;
+  std::vector<model::UnsatisfiableAction> constraints = {
+      model::UnsatisfiableAction::kDoNotSchedule};
   bool topology_balance_node_fit = true;
   friend bool operator==(const TopologySpreadArgs& a, const TopologySpreadArgs& b) {
     return a.namespaces == b.namespaces &&

@@ -202,8 +202,8 @@ void summarize(std::ostream& out, const InterPodAntiAffinityArgs& a) {
 
 void summarize(std::ostream& out, const TopologySpreadArgs& a) {
   std::vector<std::string> actions;
-  for (placement::UnsatisfiableAction action : a.constraints) {
-    actions.push_back(action == placement::UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule"
+  for (model::UnsatisfiableAction action : a.constraints) {
+    actions.push_back(action == model::UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule"
                                                                                : "ScheduleAnyway");
   }
   out << "constraints " << join(actions) << ", targets "

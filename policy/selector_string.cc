@@ -74,7 +74,7 @@ std::vector<std::string_view> split_requirements(std::string_view text) {
 
 // "key in (a,b)" / "key notin (a,b)" once the key is known; `rest` follows the key and starts
 // with the whitespace that separates it from the operator. nullopt when `rest` is not that form.
-std::optional<placement::LabelSelectorRequirement> parse_set(std::string_view key,
+std::optional<model::LabelSelectorRequirement> parse_set(std::string_view key,
                                                              std::string_view rest) {
   if (rest.empty() || !is_space(rest.front())) return std::nullopt;
   if (key.find('(') != std::string_view::npos) return std::nullopt;
@@ -94,7 +94,7 @@ std::optional<placement::LabelSelectorRequirement> parse_set(std::string_view ke
   std::string_view inner = rest.substr(1, rest.size() - 2);
   if (inner.find_first_of("()") != std::string_view::npos) return std::nullopt;
   check_key(key);
-  placement::LabelSelectorRequirement requirement{std::string(key), op, {}};
+  model::LabelSelectorRequirement requirement{std::string(key), op, {}};
   size_t start = 0;
   while (true) {
     size_t comma = inner.find(',', start);
@@ -108,7 +108,7 @@ std::optional<placement::LabelSelectorRequirement> parse_set(std::string_view ke
   return requirement;
 }
 
-placement::LabelSelectorRequirement parse_requirement(std::string_view raw,
+model::LabelSelectorRequirement parse_requirement(std::string_view raw,
                                                       const std::string& text) {
   std::string_view part = trim(raw);
   if (part.empty()) fail("empty requirement in \"" + text + "\"");
@@ -154,7 +154,7 @@ placement::LabelSelectorRequirement parse_requirement(std::string_view raw,
     return {std::string(key), op, {std::string(value)}};
   }
 
-  if (std::optional<placement::LabelSelectorRequirement> set = parse_set(key, rest)) {
+  if (std::optional<model::LabelSelectorRequirement> set = parse_set(key, rest)) {
     return std::move(*set);
   }
   cannot_parse(part);
@@ -162,8 +162,8 @@ placement::LabelSelectorRequirement parse_requirement(std::string_view raw,
 
 }  // namespace
 
-placement::LabelSelector parse_selector_string(const std::string& text) {
-  placement::LabelSelector selector;
+model::LabelSelector parse_selector_string(const std::string& text) {
+  model::LabelSelector selector;
   if (text.empty()) return selector;
   for (std::string_view part : split_requirements(text)) {
     selector.match_expressions.push_back(parse_requirement(part, text));

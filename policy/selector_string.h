@@ -4,13 +4,13 @@
 
 #include <string>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::policy {
 
 // Parses `text` into a LabelSelector (In/NotIn/Exists/DoesNotExist; "k=v" is In [v], "k!=v" is
 // NotIn [v]). Empty text gives the empty selector, which matches every label set. Throws
 // std::invalid_argument naming the bad requirement and what was expected.
-placement::LabelSelector parse_selector_string(const std::string& text);
+model::LabelSelector parse_selector_string(const std::string& text);
 
 }  // namespace loadshift::policy

@@ -300,7 +300,7 @@ void emit_percentages(YAML::Emitter& out, const Percentages& values) {
   out << YAML::EndMap;
 }
 
-void emit_label_selector(YAML::Emitter& out, const placement::LabelSelector& selector) {
+void emit_label_selector(YAML::Emitter& out, const model::LabelSelector& selector) {
   out << YAML::BeginMap;
   if (!selector.match_labels.empty()) {
     out << YAML::Key << "matchLabels" << YAML::Value << YAML::BeginMap;
@@ -312,7 +312,7 @@ void emit_label_selector(YAML::Emitter& out, const placement::LabelSelector& sel
   }
   if (!selector.match_expressions.empty()) {
     out << YAML::Key << "matchExpressions" << YAML::Value << YAML::BeginSeq;
-    for (const placement::LabelSelectorRequirement& r : selector.match_expressions) {
+    for (const model::LabelSelectorRequirement& r : selector.match_expressions) {
       out << YAML::BeginMap << YAML::Key << "key" << YAML::Value;
       emit_string(out, r.key);
       out << YAML::Key << "operator" << YAML::Value << r.op;

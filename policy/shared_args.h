@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "policy/field_reader.h"
 #include "policy/policy.h"
 
@@ -84,7 +84,7 @@ void emit_string(YAML::Emitter& out, const std::string& text);
 void emit_number(YAML::Emitter& out, double value);
 void emit_string_list(YAML::Emitter& out, const std::vector<std::string>& items);
 void emit_percentages(YAML::Emitter& out, const Percentages& values);
-void emit_label_selector(YAML::Emitter& out, const placement::LabelSelector& selector);
+void emit_label_selector(YAML::Emitter& out, const model::LabelSelector& selector);
 // `{include: [...]}` or `{exclude: [...]}`; emits nothing at all when both are empty.
 void emit_namespaces(YAML::Emitter& out, std::string_view key, const Namespaces& namespaces);
 // `plugins: {deschedule, balance, filter, preevictionfilter}`, each `{enabled: [...]}` (key and

@@ -1,12 +1,12 @@
 // The per-workload cool-down: moves are not undone within it.
 #include "strategies/cooldown.h"
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "policy/field_reader.h"
 
 namespace loadshift::strategies {
 
-Cooldown::Cooldown(const placement::Snapshot& snapshot, const WorkloadMoves* remembered,
+Cooldown::Cooldown(const model::Snapshot& snapshot, const WorkloadMoves* remembered,
                    std::chrono::seconds window, Clock::time_point now)
     : snapshot_(snapshot), remembered_(remembered), window_(window), now_(now) {}
 
@@ -36,12 +36,12 @@ bool Cooldown::started_since(const std::string& workload, std::string_view node,
   if (!live_) {
     live_.emplace();
     if (remembered_ != nullptr && !remembered_->empty()) {
-      for (const placement::Pod& pod : snapshot_.pods) {
+      for (const model::Pod& pod : snapshot_.pods) {
         if (pod.terminated() || pod.node_name.empty()) continue;
         std::string key = workload_key(pod);
         if (key.empty() || remembered_->find(key) == remembered_->end()) continue;
         (*live_)[key].push_back(
-            LivePod{&pod.node_name, placement::parse_rfc3339(pod.meta.creation_timestamp)});
+            LivePod{&pod.node_name, model::parse_rfc3339(pod.meta.creation_timestamp)});
       }
     }
   }
@@ -70,7 +70,7 @@ std::string Cooldown::suffix() const {
 
 std::optional<std::string> Cooldown::leaving(placement::PodId pod_id,
                                              std::string_view node) const {
-  const placement::Pod& pod = snapshot_.pods[pod_id];
+  const model::Pod& pod = snapshot_.pods[pod_id];
   // A finished pod serves nothing: removing it undoes nothing.
   if (pod.terminated()) return std::nullopt;
   const std::string workload = workload_key(pod);
@@ -86,7 +86,7 @@ std::optional<std::string> Cooldown::leaving(placement::PodId pod_id,
       // A replacement that came back to the node the move left: that one stays; the workload's
       // other pods there may still leave (relief goes on).
       std::optional<Clock::time_point> created =
-          placement::parse_rfc3339(pod.meta.creation_timestamp);
+          model::parse_rfc3339(pod.meta.creation_timestamp);
       if (created && *created >= std::chrono::floor<std::chrono::seconds>(m.at) - kClockSlack) {
         return "workload cooling down: a pod of " + workload + " moved off " + from + " " +
                when(found) + " and this one started there since; moving it off " +
@@ -105,7 +105,7 @@ std::optional<std::string> Cooldown::leaving(placement::PodId pod_id,
 
 std::optional<std::string> Cooldown::returning(placement::PodId pod_id,
                                                std::string_view node) const {
-  const placement::Pod& pod = snapshot_.pods[pod_id];
+  const model::Pod& pod = snapshot_.pods[pod_id];
   if (pod.terminated()) return std::nullopt;
   const std::string workload = workload_key(pod);
   for (const Found& found : moves_of(workload)) {
@@ -118,7 +118,7 @@ std::optional<std::string> Cooldown::returning(placement::PodId pod_id,
 }
 
 void Cooldown::record(placement::PodId pod_id, const std::string& from, const std::string& to) {
-  const placement::Pod& pod = snapshot_.pods[pod_id];
+  const model::Pod& pod = snapshot_.pods[pod_id];
   if (!enabled() || pod.terminated()) return;
   std::string workload = workload_key(pod);
   if (workload.empty()) return;

@@ -20,7 +20,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 #include "strategies/workload.h"
 
@@ -30,7 +30,7 @@ class Cooldown {
  public:
   using Clock = std::chrono::system_clock;
   // `remembered` (may be null) must outlive the cool-down; `window` 0 turns it off.
-  Cooldown(const placement::Snapshot& snapshot, const WorkloadMoves* remembered,
+  Cooldown(const model::Snapshot& snapshot, const WorkloadMoves* remembered,
            std::chrono::seconds window, Clock::time_point now);
   Cooldown(const Cooldown&) = delete;
   Cooldown& operator=(const Cooldown&) = delete;
@@ -69,7 +69,7 @@ class Cooldown {
   std::string when(const Found& found) const;  // "4m ago", "just now", "this cycle"
   std::string suffix() const;                  // ", cool-down 30m"
 
-  const placement::Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   const WorkloadMoves* remembered_;
   std::chrono::seconds window_;
   Clock::time_point now_;

@@ -19,19 +19,19 @@ bool listed(const std::vector<std::string>& names, const std::string& name) {
 
 }  // namespace
 
-bool args_select_pod(const placement::Pod& pod, const policy::Namespaces& namespaces,
-                     const std::optional<placement::LabelSelector>& label_selector) {
+bool args_select_pod(const model::Pod& pod, const policy::Namespaces& namespaces,
+                     const std::optional<model::LabelSelector>& label_selector) {
   if (!namespaces.include.empty() && !listed(namespaces.include, pod.meta.namespace_)) return false;
   if (listed(namespaces.exclude, pod.meta.namespace_)) return false;
-  return !label_selector || placement::matches(*label_selector, pod.meta.labels);
+  return !label_selector || model::matches(*label_selector, pod.meta.labels);
 }
 
-std::string selector_text(const std::optional<placement::LabelSelector>& selector) {
+std::string selector_text(const std::optional<model::LabelSelector>& selector) {
   if (!selector) return "null (no pod)";
   std::string text;
   auto add = [&text](const std::string& part) { text += (text.empty() ? "" : ",") + part; };
   for (const auto& [key, value] : selector->match_labels.items()) add(key + "=" + value);
-  for (const placement::LabelSelectorRequirement& r : selector->match_expressions) {
+  for (const model::LabelSelectorRequirement& r : selector->match_expressions) {
     if (r.op == "Exists") {
       add(r.key);
     } else if (r.op == "DoesNotExist") {
@@ -63,7 +63,7 @@ bool admit_for_eviction(PlanContext& ctx, const ProfileScope& scope, PodId pod,
 }
 
 std::string node_with_pool(const PlanContext& ctx, NodeId node) {
-  const placement::Node& n = ctx.snapshot().nodes[node];
+  const model::Node& n = ctx.snapshot().nodes[node];
   const std::string* pool = n.meta.labels.find(ctx.index().options().pool_label);
   return pool ? n.meta.name + " (" + *pool + ")" : n.meta.name;
 }

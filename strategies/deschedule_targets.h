@@ -23,12 +23,12 @@
 namespace loadshift::strategies {
 
 // True when the plugin's namespaces (include / exclude) and labelSelector select `pod`.
-bool args_select_pod(const placement::Pod& pod, const policy::Namespaces& namespaces,
-                     const std::optional<placement::LabelSelector>& label_selector);
+bool args_select_pod(const model::Pod& pod, const policy::Namespaces& namespaces,
+                     const std::optional<model::LabelSelector>& label_selector);
 
 // A label selector for a reason: "app=web,tier in (a,b)"; "{} (every pod)" for the empty
 // selector, "null (no pod)" for none.
-std::string selector_text(const std::optional<placement::LabelSelector>& selector);
+std::string selector_text(const std::optional<model::LabelSelector>& selector);
 
 // The target search's answer for a deschedule plugin.
 struct TargetFound {

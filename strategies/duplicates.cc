@@ -27,24 +27,24 @@ namespace {
 
 const std::string kStrategy = "RemoveDuplicates";
 
-bool excluded_owner(const placement::Pod& pod, const std::vector<std::string>& kinds) {
-  return std::any_of(pod.owners.begin(), pod.owners.end(), [&](const placement::OwnerReference& o) {
+bool excluded_owner(const model::Pod& pod, const std::vector<std::string>& kinds) {
+  return std::any_of(pod.owners.begin(), pod.owners.end(), [&](const model::OwnerReference& o) {
     return std::find(kinds.begin(), kinds.end(), o.kind) != kinds.end();
   });
 }
 
-std::vector<std::string> sorted_images(const placement::Pod& pod) {
+std::vector<std::string> sorted_images(const model::Pod& pod) {
   std::vector<std::string> images;
-  for (const placement::Container& c : pod.containers) images.push_back(c.image);
+  for (const model::Container& c : pod.containers) images.push_back(c.image);
   std::sort(images.begin(), images.end());
   return images;
 }
 
 // The pod's duplicate key: namespace/kind/name/image per owner and image, sorted.
-std::vector<std::string> duplicate_key(const placement::Pod& pod,
+std::vector<std::string> duplicate_key(const model::Pod& pod,
                                        const std::vector<std::string>& images) {
   std::vector<std::string> key;
-  for (const placement::OwnerReference& owner : pod.owners) {
+  for (const model::OwnerReference& owner : pod.owners) {
     for (const std::string& image : images) {
       key.push_back(pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name + "/" + image);
     }
@@ -54,12 +54,12 @@ std::vector<std::string> duplicate_key(const placement::Pod& pod,
 }
 
 // One key per owner reference: namespace/kind/name#images.
-std::vector<std::string> owner_keys(const placement::Pod& pod,
+std::vector<std::string> owner_keys(const model::Pod& pod,
                                     const std::vector<std::string>& images) {
   std::string joined;
   for (const std::string& image : images) joined += (joined.empty() ? "" : "#") + image;
   std::vector<std::string> out;
-  for (const placement::OwnerReference& owner : pod.owners) {
+  for (const model::OwnerReference& owner : pod.owners) {
     out.push_back(pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name + "#" + joined);
   }
   return out;
@@ -67,7 +67,7 @@ std::vector<std::string> owner_keys(const placement::Pod& pod,
 
 // Whether `node` admits `pod` by taints, nodeSelector and required node affinity (upstream's
 // target-node rule; resources are the placement core's business).
-bool admits(const placement::Pod& pod, const placement::Node& node) {
+bool admits(const model::Pod& pod, const model::Node& node) {
   return placement::check_taints(pod, node, nullptr) &&
          placement::check_node_selector(pod, node, nullptr) &&
          placement::check_node_affinity(pod, node, nullptr);
@@ -89,13 +89,13 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
                                " has no evictability filter; nothing planned for it");
     return;
   }
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   std::map<std::string, OwnerGroup> groups;
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
     if (!ctx.in_scope(node)) continue;
     std::set<std::vector<std::string>> seen;  // duplicate keys met on this node
     for (PodId pod : ctx.index().pods_on(node)) {
-      const placement::Pod& p = snapshot.pods[pod];
+      const model::Pod& p = snapshot.pods[pod];
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, std::nullopt)) continue;
       if (scope.filter->reject_reason(pod, WorkloadSwitches{})) continue;  // not listed upstream
       if (p.owners.empty() || excluded_owner(p, args.exclude_owner_kinds)) continue;
@@ -114,7 +114,7 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
   // The nodes that admit a pod depend only on its scheduling constraints: found once per class.
   std::map<std::string, std::vector<NodeId>> admitting_of_class;
   std::string class_key;
-  auto admitting_nodes = [&](const placement::Pod& p) -> const std::vector<NodeId>& {
+  auto admitting_nodes = [&](const model::Pod& p) -> const std::vector<NodeId>& {
     placement::write_constraints_key(p, class_key);
     auto [it, inserted] = admitting_of_class.try_emplace(class_key);
     if (inserted) {

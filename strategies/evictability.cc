@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 namespace loadshift::strategies {
 namespace {
@@ -29,16 +29,16 @@ constexpr std::string_view kPreemptable = "volcano.sh/preemptable";
 // Every namespace carries this label with its own name (Kubernetes 1.21+).
 constexpr std::string_view kNamespaceNameLabel = "kubernetes.io/metadata.name";
 
-const placement::PriorityClass* find_class(const placement::Snapshot& snapshot,
+const model::PriorityClass* find_class(const model::Snapshot& snapshot,
                                            std::string_view name) {
-  for (const placement::PriorityClass& c : snapshot.priority_classes) {
+  for (const model::PriorityClass& c : snapshot.priority_classes) {
     if (c.name == name) return &c;
   }
   return nullptr;
 }
 
 // The value of volcano.sh/preemptable (annotation first, then label), or nullptr.
-const std::string* preemptable_value(const placement::ObjectMeta& meta) {
+const std::string* preemptable_value(const model::ObjectMeta& meta) {
   if (const std::string* value = meta.annotations.find(kPreemptable)) return value;
   return meta.labels.find(kPreemptable);
 }
@@ -66,9 +66,9 @@ bool is_eviction_event(const std::string& event) {
 }
 
 // "policy PodEvicted -> RestartJob" for the first lifecycle policy that restarts on eviction.
-std::optional<std::string> restart_on_eviction(const std::vector<placement::LifecyclePolicy>& list,
+std::optional<std::string> restart_on_eviction(const std::vector<model::LifecyclePolicy>& list,
                                                const char* scope) {
-  for (const placement::LifecyclePolicy& policy : list) {
+  for (const model::LifecyclePolicy& policy : list) {
     if (!is_restart_action(policy.action)) continue;
     std::vector<std::string> events = policy.events;
     if (!policy.event.empty()) events.push_back(policy.event);
@@ -82,7 +82,7 @@ std::optional<std::string> restart_on_eviction(const std::vector<placement::Life
   return std::nullopt;
 }
 
-std::string owner_key(const placement::Pod& pod, const placement::OwnerReference& owner) {
+std::string owner_key(const model::Pod& pod, const model::OwnerReference& owner) {
   if (!owner.uid.empty()) return owner.uid;
   return pod.meta.namespace_ + "/" + owner.kind + "/" + owner.name;
 }
@@ -104,11 +104,11 @@ struct EvictionFilter::Cache {
   std::optional<std::string> threshold_error;
   std::string threshold_class;  // priorityThreshold.name, when the threshold came from it
   // PDBs by namespace (only with the PodsWithoutPDB protection).
-  std::unordered_map<std::string, std::vector<const placement::PodDisruptionBudget*>> pdbs;
+  std::unordered_map<std::string, std::vector<const model::PodDisruptionBudget*>> pdbs;
   // Pods per single owner (owner uid, else "ns/Kind/name"; only with minReplicas > 1).
   std::unordered_map<std::string, uint32_t> pods_per_owner;
   // The labels of the snapshot's Namespaces, by name (with a namespaceLabelSelector).
-  std::unordered_map<std::string_view, const placement::StringMap*> namespace_labels;
+  std::unordered_map<std::string_view, const model::StringMap*> namespace_labels;
   // namespaceLabelSelector names keys other than kubernetes.io/metadata.name, which a snapshot
   // without Namespace objects cannot tell.
   bool namespace_labels_unknown = false;
@@ -119,14 +119,14 @@ const std::vector<std::string>& default_gpu_vendor_prefixes() {
   return kPrefixes;
 }
 
-int32_t pod_priority(const placement::Snapshot& snapshot, const placement::Pod& pod) {
+int32_t pod_priority(const model::Snapshot& snapshot, const model::Pod& pod) {
   if (pod.priority) return *pod.priority;
   if (!pod.priority_class_name.empty()) {
-    if (const placement::PriorityClass* c = find_class(snapshot, pod.priority_class_name)) {
+    if (const model::PriorityClass* c = find_class(snapshot, pod.priority_class_name)) {
       return c->value;
     }
   }
-  for (const placement::PriorityClass& c : snapshot.priority_classes) {
+  for (const model::PriorityClass& c : snapshot.priority_classes) {
     if (c.global_default) return c.value;
   }
   return 0;
@@ -143,10 +143,10 @@ EvictionFilter::EvictionFilter(const placement::ClusterIndex& index,
                                const policy::DefaultEvictorArgs& args,
                                std::chrono::system_clock::time_point now)
     : index_(index), args_(args), now_(now) {
-  const placement::Snapshot& snapshot = index.snapshot();
+  const model::Snapshot& snapshot = index.snapshot();
   auto cache = std::make_shared<Cache>();
   if (!args.priority_threshold.name.empty()) {
-    if (const placement::PriorityClass* c = find_class(snapshot, args.priority_threshold.name)) {
+    if (const model::PriorityClass* c = find_class(snapshot, args.priority_threshold.name)) {
       priority_threshold_ = c->value;
       cache->threshold_class = c->name;
     } else {
@@ -158,23 +158,23 @@ EvictionFilter::EvictionFilter(const placement::ClusterIndex& index,
     priority_threshold_ = *args.priority_threshold.value;
   }
   if (args.protections.without_pdb) {
-    for (const placement::PodDisruptionBudget& pdb : snapshot.pdbs) {
+    for (const model::PodDisruptionBudget& pdb : snapshot.pdbs) {
       cache->pdbs[pdb.meta.namespace_].push_back(&pdb);
     }
   }
   if (args.min_replicas > 1) {
-    for (const placement::Pod& pod : snapshot.pods) {
+    for (const model::Pod& pod : snapshot.pods) {
       if (pod.owners.size() == 1) ++cache->pods_per_owner[owner_key(pod, pod.owners[0])];
     }
   }
   if (args.namespace_label_selector) {
-    for (const placement::Namespace& ns : snapshot.namespaces) {
+    for (const model::Namespace& ns : snapshot.namespaces) {
       cache->namespace_labels.emplace(ns.meta.name, &ns.meta.labels);
     }
     for (const auto& [key, value] : args.namespace_label_selector->match_labels.items()) {
       if (key != kNamespaceNameLabel) cache->namespace_labels_unknown = true;
     }
-    for (const placement::LabelSelectorRequirement& r :
+    for (const model::LabelSelectorRequirement& r :
          args.namespace_label_selector->match_expressions) {
       if (r.key != kNamespaceNameLabel) cache->namespace_labels_unknown = true;
     }
@@ -184,9 +184,9 @@ EvictionFilter::EvictionFilter(const placement::ClusterIndex& index,
 
 std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
                                                          const WorkloadSwitches& switches) const {
-  const placement::Snapshot& snapshot = index_.snapshot();
-  const placement::Pod& pod = snapshot.pods[id];
-  const placement::StringMap& annotations = pod.meta.annotations;
+  const model::Snapshot& snapshot = index_.snapshot();
+  const model::Pod& pod = snapshot.pods[id];
+  const model::StringMap& annotations = pod.meta.annotations;
   const policy::PodProtections& protections = args_.protections;
 
   // 1. The evict annotation (any value, even "false") skips DefaultEvictor's checks 2-13.
@@ -229,25 +229,25 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
     // 6. FailedBarePods: ownerless pods never go; disabling it lets Failed ones go.
     if (pod.owners.empty()) {
       if (protections.failed_bare) return std::string("no owner: bare pod");
-      if (pod.phase != placement::PodPhase::kFailed) {
-        return "no owner: bare pod in phase " + std::string(placement::to_string(pod.phase)) +
+      if (pod.phase != model::PodPhase::kFailed) {
+        return "no owner: bare pod in phase " + std::string(model::to_string(pod.phase)) +
                " (only Failed bare pods may be evicted)";
       }
     }
     // 7.
     if (protections.local_storage) {
-      for (const placement::Volume& volume : pod.volumes) {
-        if (volume.kind == placement::kVolumeEmptyDir) {
+      for (const model::Volume& volume : pod.volumes) {
+        if (volume.kind == model::kVolumeEmptyDir) {
           return "local storage: emptyDir volume " + volume.name;
         }
-        if (volume.kind == placement::kVolumeHostPath) {
+        if (volume.kind == model::kVolumeHostPath) {
           return "local storage: hostPath volume " + volume.name;
         }
       }
     }
     // 8.
     if (protections.daemon_set) {
-      for (const placement::OwnerReference& owner : pod.owners) {
+      for (const model::OwnerReference& owner : pod.owners) {
         if (owner.kind == "DaemonSet") {
           return "DaemonSet pod: owned by DaemonSet " + pod.meta.namespace_ + "/" + owner.name;
         }
@@ -256,8 +256,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
     // 9. The snapshot holds no PVC objects, so with protectedStorageClasses a claim's class is
     // unknown, which upstream treats as protected.
     if (protections.with_pvc) {
-      for (const placement::Volume& volume : pod.volumes) {
-        if (volume.kind != placement::kVolumePersistentClaim) continue;
+      for (const model::Volume& volume : pod.volumes) {
+        if (volume.kind != model::kVolumePersistentClaim) continue;
         std::string reason = "PVC pod: claim " + volume.claim_name;
         if (!protections.protected_storage_classes.empty()) {
           reason += " (its storage class is unknown: the snapshot holds no PersistentVolumeClaims)";
@@ -269,8 +269,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
     if (protections.without_pdb) {
       bool covered = false;
       if (auto it = cache_->pdbs.find(pod.meta.namespace_); it != cache_->pdbs.end()) {
-        for (const placement::PodDisruptionBudget* pdb : it->second) {
-          if (pdb->selector && placement::matches(*pdb->selector, pod.meta.labels)) {
+        for (const model::PodDisruptionBudget* pdb : it->second) {
+          if (pdb->selector && model::matches(*pdb->selector, pod.meta.labels)) {
             covered = true;
             break;
           }
@@ -286,14 +286,14 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       return std::string("resource claims: the pod has spec.resourceClaims");
     }
     // 11.
-    if (args_.label_selector && !placement::matches(*args_.label_selector, pod.meta.labels)) {
+    if (args_.label_selector && !model::matches(*args_.label_selector, pod.meta.labels)) {
       return std::string(
           "label selector does not match: the pod's labels are not selected by "
           "DefaultEvictor labelSelector");
     }
     // 12. Pods with exactly one owner; upstream counts every pod of that owner.
     if (args_.min_replicas > 1 && pod.owners.size() == 1) {
-      const placement::OwnerReference& owner = pod.owners[0];
+      const model::OwnerReference& owner = pod.owners[0];
       auto it = cache_->pods_per_owner.find(owner_key(pod, owner));
       uint32_t count = it == cache_->pods_per_owner.end() ? 0 : it->second;
       if (count < args_.min_replicas) {
@@ -307,7 +307,7 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
         return "younger than minPodAge: no status.startTime (the pod has not started)";
       }
       std::optional<std::chrono::system_clock::time_point> started =
-          placement::parse_rfc3339(pod.start_time);
+          model::parse_rfc3339(pod.start_time);
       if (!started) {
         return "unreadable start time: status.startTime \"" + pod.start_time +
                "\" is not an RFC 3339 time";
@@ -332,7 +332,7 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
       return "namespace labels unknown: namespace " + pod.meta.namespace_ +
              " is not among the snapshot's Namespaces";
     }
-    if (!placement::matches(*args_.namespace_label_selector, *ns->second)) {
+    if (!model::matches(*args_.namespace_label_selector, *ns->second)) {
       return "namespace not selected: namespace " + pod.meta.namespace_ +
              " does not match namespaceLabelSelector";
     }
@@ -342,8 +342,8 @@ std::optional<std::string> EvictionFilter::reject_reason(placement::PodId id,
              pod.meta.namespace_ + " other than " + std::string(kNamespaceNameLabel) +
              ", and the snapshot holds no Namespace objects";
     }
-    placement::StringMap labels({{std::string(kNamespaceNameLabel), pod.meta.namespace_}});
-    if (!placement::matches(*args_.namespace_label_selector, labels)) {
+    model::StringMap labels({{std::string(kNamespaceNameLabel), pod.meta.namespace_}});
+    if (!model::matches(*args_.namespace_label_selector, labels)) {
       return "namespace not selected: namespace " + pod.meta.namespace_ +
              " does not match namespaceLabelSelector";
     }

@@ -74,7 +74,7 @@ class EvictionFilter {
 
 // The pod's priority: spec.priority, else its PriorityClass's value, else the global default's,
 // else 0.
-int32_t pod_priority(const placement::Snapshot& snapshot, const placement::Pod& pod);
+int32_t pod_priority(const model::Snapshot& snapshot, const model::Pod& pod);
 
 // True when `resource` names a GPU (starts with one of the vendor prefixes).
 bool is_gpu_resource(std::string_view resource, const std::vector<std::string>& vendor_prefixes);

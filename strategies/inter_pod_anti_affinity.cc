@@ -48,12 +48,12 @@ class Violations {
   // The first of `pod`'s required anti-affinity terms (in order) that selects a listed pod the
   // plan has not moved, in the pod's domain (the first such pod in node order).
   std::optional<Conflict> find(PodId pod) {
-    const placement::Snapshot& snapshot = ctx_.snapshot();
-    const placement::Pod& p = snapshot.pods[pod];
+    const model::Snapshot& snapshot = ctx_.snapshot();
+    const model::Pod& p = snapshot.pods[pod];
     const NodeId home = ctx_.index().node_of(pod);
-    const std::vector<placement::PodAffinityTerm>& terms = p.pod_anti_affinity.required;
+    const std::vector<model::PodAffinityTerm>& terms = p.pod_anti_affinity.required;
     for (size_t t = 0; t < terms.size(); ++t) {
-      const placement::PodAffinityTerm& term = terms[t];
+      const model::PodAffinityTerm& term = terms[t];
       if (!term.label_selector) continue;  // null selects nothing
       const std::string* value = snapshot.nodes[home].meta.labels.find(term.topology_key);
       for (PodId q : selected_by(term, p)) {
@@ -74,12 +74,12 @@ class Violations {
   // "required anti-affinity term 0 (topologyKey zone, selector app=web) selects apps/web-1 on n2
   // (zone=a)".
   std::string describe(PodId pod, const Conflict& c) const {
-    const placement::Snapshot& snapshot = ctx_.snapshot();
-    const placement::PodAffinityTerm& term = snapshot.pods[pod].pod_anti_affinity.required[c.term];
+    const model::Snapshot& snapshot = ctx_.snapshot();
+    const model::PodAffinityTerm& term = snapshot.pods[pod].pod_anti_affinity.required[c.term];
     std::string text = "required anti-affinity term " + std::to_string(c.term) + " (topologyKey " +
                        term.topology_key + ", selector " + selector_text(term.label_selector) +
                        ") selects " + snapshot.pods[c.peer].key() + " on ";
-    const placement::Node& peer_node = snapshot.nodes[c.peer_node];
+    const model::Node& peer_node = snapshot.nodes[c.peer_node];
     if (c.peer_node == ctx_.index().node_of(pod)) return text + "the same node";
     text += peer_node.meta.name;
     if (const std::string* v = peer_node.meta.labels.find(term.topology_key)) {
@@ -91,8 +91,8 @@ class Violations {
  private:
   // The listed pods `term` of `owner` selects, in node order; the replicas of a workload share
   // their terms, so each distinct term is matched once.
-  const std::vector<PodId>& selected_by(const placement::PodAffinityTerm& term,
-                                        const placement::Pod& owner) {
+  const std::vector<PodId>& selected_by(const model::PodAffinityTerm& term,
+                                        const model::Pod& owner) {
     std::vector<std::string> namespaces = term.namespaces;
     if (namespaces.empty()) namespaces.push_back(owner.meta.namespace_);
     std::sort(namespaces.begin(), namespaces.end());
@@ -118,7 +118,7 @@ void run_inter_pod_anti_affinity(const policy::InterPodAntiAffinityArgs& args,
                                " has no evictability filter; nothing planned for it");
     return;
   }
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   // The pods looked at, which are also the only possible peers.
   std::vector<char> listed(snapshot.pods.size(), 0);
   LabelledPods peers(snapshot);

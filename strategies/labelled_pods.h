@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::strategies {
@@ -19,28 +19,28 @@ namespace loadshift::strategies {
 class LabelledPods {
  public:
   // `snapshot` must outlive this object.
-  explicit LabelledPods(const placement::Snapshot& snapshot);
+  explicit LabelledPods(const model::Snapshot& snapshot);
 
   // Adds `pod` (once); select() returns pods in the order they were added.
   void add(placement::PodId pod);
 
   // The pods added, of namespace `ns`, whose labels `selector` matches, in the order added.
   std::vector<placement::PodId> select(const std::string& ns,
-                                       const placement::LabelSelector& selector) const;
+                                       const model::LabelSelector& selector) const;
   // The same over several namespaces (duplicates count once), in the order added.
   std::vector<placement::PodId> select(const std::vector<std::string>& namespaces,
-                                       const placement::LabelSelector& selector) const;
+                                       const model::LabelSelector& selector) const;
 
  private:
   using Labels = std::vector<std::pair<std::string, std::string>>;
   struct Group {
-    const placement::StringMap* labels;
+    const model::StringMap* labels;
     std::vector<placement::PodId> pods;  // in the order added
   };
-  void append(const std::string& ns, const placement::LabelSelector& selector,
+  void append(const std::string& ns, const model::LabelSelector& selector,
               std::vector<placement::PodId>& out) const;
 
-  const placement::Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   std::vector<uint32_t> order_;  // by PodId: the position it was added at
   uint32_t added_ = 0;
   std::map<std::string, std::vector<Group>, std::less<>> groups_;    // by namespace
@@ -49,6 +49,6 @@ class LabelledPods {
 
 // An exact text of a selector (equal texts select the same pods), for keys of caches; "null" for
 // none.
-std::string selector_key(const std::optional<placement::LabelSelector>& selector);
+std::string selector_key(const std::optional<model::LabelSelector>& selector);
 
 }  // namespace loadshift::strategies

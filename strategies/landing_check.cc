@@ -44,10 +44,10 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
                              const PodAmounts& load) {
   LandingVerdict out;
   const placement::SchedulerModel& model = ctx.scheduler_model();
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };
   if (model.recreated_in_place(pod)) {
-    const placement::OwnerReference* owner = snapshot.pods[pod].controller();
+    const model::OwnerReference* owner = snapshot.pods[pod].controller();
     out.problem = "replacement would land back on " + name(source) + ": a " + owner->kind +
                   " recreates its pod on the same node";
     return out;

@@ -154,9 +154,9 @@ class LoadAware {
   Percentages usage_now(NodeId node) const {
     const metrics::NodeUsage& usage = *ctx_.node_usage(node);
     Percentages out{{"cpu", usage.cpu.percent}, {"memory", usage.memory.percent}};
-    const placement::Node& n = snapshot_.nodes[node];
+    const model::Node& n = snapshot_.nodes[node];
     out["pods"] =
-        percent_of(n, placement::kPods, static_cast<double>(ctx_.index().requested(node).pods));
+        percent_of(n, model::kPods, static_cast<double>(ctx_.index().requested(node).pods));
     return out;
   }
 
@@ -455,7 +455,7 @@ class LoadAware {
   const policy::LoadAwareArgs& args_;
   const ProfileScope* scope_;
   PlanContext& ctx_;
-  const placement::Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   std::vector<std::string> tracked_;  // the resources of predicted_ LoadAware reads
   // The plan's measured usage account: every eviction of the plan so far applied, this plugin's
   // included (PlanContext::evict moves them).

@@ -47,12 +47,12 @@ std::string with_usage(const TargetFound& target, const PlanContext& ctx, std::s
 
 void run_required(const policy::NodeAffinityArgs& args, const ProfileScope& scope, PlanContext& ctx,
                   const DescheduleTargets& targets) {
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
     if (!ctx.in_scope(node)) continue;
-    const placement::Node& n = snapshot.nodes[node];
+    const model::Node& n = snapshot.nodes[node];
     for (PodId pod : ctx.index().pods_on(node)) {
-      const placement::Pod& p = snapshot.pods[pod];
+      const model::Pod& p = snapshot.pods[pod];
       if (!p.node_affinity.required || p.node_affinity.required->empty()) continue;
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
       placement::Reasons violated;
@@ -77,10 +77,10 @@ void run_required(const policy::NodeAffinityArgs& args, const ProfileScope& scop
 // ---- preferred ---------------------------------------------------------------------------
 
 // A pod's preferred terms as a key: pods of one workload share their scores per node.
-std::string preference_key(const placement::Pod& pod) {
+std::string preference_key(const model::Pod& pod) {
   std::string key;
-  auto add_requirements = [&key](const std::vector<placement::NodeSelectorRequirement>& rs) {
-    for (const placement::NodeSelectorRequirement& r : rs) {
+  auto add_requirements = [&key](const std::vector<model::NodeSelectorRequirement>& rs) {
+    for (const model::NodeSelectorRequirement& r : rs) {
       key += r.key;
       key += '\x1f';
       key += static_cast<char>('0' + static_cast<int>(r.op));
@@ -91,7 +91,7 @@ std::string preference_key(const placement::Pod& pod) {
       key += '\x1e';
     }
   };
-  for (const placement::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
     key += std::to_string(term.weight);
     key += '\x1d';
     add_requirements(term.preference.match_expressions);
@@ -109,9 +109,9 @@ struct PreferenceScores {
   std::vector<int64_t> ranked_scores;  // their scores
 };
 
-PreferenceScores score_nodes(const placement::Pod& pod, const PlanContext& ctx,
+PreferenceScores score_nodes(const model::Pod& pod, const PlanContext& ctx,
                              const DescheduleTargets& targets) {
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   PreferenceScores scores;
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
     if (!ctx.in_scope(node)) continue;
@@ -133,15 +133,15 @@ PreferenceScores score_nodes(const placement::Pod& pod, const PlanContext& ctx,
 
 // "on te7 (hybrid) but prefers pool inference (weight 100)" when the pod's heaviest pool
 // preference does not name the node's pool, else "on te7 (preferred-affinity score 0)".
-std::string preference_text(const PlanContext& ctx, const placement::Pod& pod, NodeId node,
+std::string preference_text(const PlanContext& ctx, const model::Pod& pod, NodeId node,
                             int64_t score) {
   const std::string& pool_key = ctx.index().options().pool_label;
-  const placement::PreferredSchedulingTerm* best = nullptr;
-  const placement::NodeSelectorRequirement* pools = nullptr;
-  for (const placement::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  const model::PreferredSchedulingTerm* best = nullptr;
+  const model::NodeSelectorRequirement* pools = nullptr;
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
     if (best != nullptr && term.weight <= best->weight) continue;
-    for (const placement::NodeSelectorRequirement& r : term.preference.match_expressions) {
-      if (r.key == pool_key && r.op == placement::SelectorOperator::kIn && !r.values.empty()) {
+    for (const model::NodeSelectorRequirement& r : term.preference.match_expressions) {
+      if (r.key == pool_key && r.op == model::SelectorOperator::kIn && !r.values.empty()) {
         best = &term;
         pools = &r;
         break;
@@ -162,16 +162,16 @@ std::string preference_text(const PlanContext& ctx, const placement::Pod& pod, N
 
 void run_preferred(const policy::NodeAffinityArgs& args, const ProfileScope& scope,
                    PlanContext& ctx, const DescheduleTargets& targets) {
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   // Scores per distinct set of preferred terms; bounded, since pods with unique terms (say, a
   // hostname each) would otherwise keep a row per pod.
   constexpr size_t kMaxRows = 512;
   std::unordered_map<std::string, PreferenceScores> rows;
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
     if (!ctx.in_scope(node)) continue;
-    const placement::Node& n = snapshot.nodes[node];
+    const model::Node& n = snapshot.nodes[node];
     for (PodId pod : ctx.index().pods_on(node)) {
-      const placement::Pod& p = snapshot.pods[pod];
+      const model::Pod& p = snapshot.pods[pod];
       if (p.node_affinity.preferred.empty()) continue;
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
       std::string key = preference_key(p);

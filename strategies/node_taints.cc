@@ -23,7 +23,7 @@ namespace {
 const std::string kStrategy = "RemovePodsViolatingNodeTaints";
 
 // "key" or, for a taint with a value, "key=value" in `names`.
-bool names_taint(const std::vector<std::string>& names, const placement::Taint& taint) {
+bool names_taint(const std::vector<std::string>& names, const model::Taint& taint) {
   for (const std::string& name : names) {
     if (name == taint.key) return true;
     if (!taint.value.empty() && name.size() == taint.key.size() + 1 + taint.value.size() &&
@@ -35,36 +35,36 @@ bool names_taint(const std::vector<std::string>& names, const placement::Taint& 
   return false;
 }
 
-bool counts(const policy::NodeTaintsArgs& args, const placement::Taint& taint) {
-  const bool effect = taint.effect == placement::TaintEffect::kNoSchedule ||
+bool counts(const policy::NodeTaintsArgs& args, const model::Taint& taint) {
+  const bool effect = taint.effect == model::TaintEffect::kNoSchedule ||
                       (args.include_prefer_no_schedule &&
-                       taint.effect == placement::TaintEffect::kPreferNoSchedule);
+                       taint.effect == model::TaintEffect::kPreferNoSchedule);
   if (!effect || names_taint(args.excluded_taints, taint)) return false;
   return args.included_taints.empty() || names_taint(args.included_taints, taint);
 }
 
-std::string describe(const placement::Taint& taint) {
+std::string describe(const model::Taint& taint) {
   std::string text = taint.key;
   if (!taint.value.empty()) text += "=" + taint.value;
   text += ":";
-  text += placement::to_string(taint.effect);
+  text += model::to_string(taint.effect);
   return text;
 }
 
 // The counted taints of `taints` that `pod` does not tolerate.
-std::vector<const placement::Taint*> untolerated(
-    const placement::Pod& pod, const std::vector<const placement::Taint*>& taints) {
-  std::vector<const placement::Taint*> out;
-  for (const placement::Taint* taint : taints) {
+std::vector<const model::Taint*> untolerated(
+    const model::Pod& pod, const std::vector<const model::Taint*>& taints) {
+  std::vector<const model::Taint*> out;
+  for (const model::Taint* taint : taints) {
     bool tolerated = std::any_of(
         pod.tolerations.begin(), pod.tolerations.end(),
-        [taint](const placement::Toleration& t) { return placement::tolerates(t, *taint); });
+        [taint](const model::Toleration& t) { return placement::tolerates(t, *taint); });
     if (!tolerated) out.push_back(taint);
   }
   return out;
 }
 
-std::string describe_all(const std::vector<const placement::Taint*>& taints) {
+std::string describe_all(const std::vector<const model::Taint*>& taints) {
   std::string text = taints.size() == 1 ? "taint " : "taints ";
   for (size_t i = 0; i < taints.size(); ++i) {
     if (i > 0) text += ", ";
@@ -82,24 +82,24 @@ void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& sco
                                " has no evictability filter; nothing planned for it");
     return;
   }
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   // Counted taints per node, once; `soft` holds the PreferNoSchedule ones among them.
-  std::vector<std::vector<const placement::Taint*>> counted(snapshot.nodes.size());
-  std::vector<std::vector<const placement::Taint*>> soft(snapshot.nodes.size());
+  std::vector<std::vector<const model::Taint*>> counted(snapshot.nodes.size());
+  std::vector<std::vector<const model::Taint*>> soft(snapshot.nodes.size());
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
-    for (const placement::Taint& taint : snapshot.nodes[node].taints) {
+    for (const model::Taint& taint : snapshot.nodes[node].taints) {
       if (!counts(args, taint)) continue;
       counted[node].push_back(&taint);
-      if (taint.effect == placement::TaintEffect::kPreferNoSchedule) soft[node].push_back(&taint);
+      if (taint.effect == model::TaintEffect::kPreferNoSchedule) soft[node].push_back(&taint);
     }
   }
   DescheduleTargets targets(ctx, scope);
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {
     if (!ctx.in_scope(node) || counted[node].empty()) continue;
     for (PodId pod : ctx.index().pods_on(node)) {
-      const placement::Pod& p = snapshot.pods[pod];
+      const model::Pod& p = snapshot.pods[pod];
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
-      std::vector<const placement::Taint*> violated = untolerated(p, counted[node]);
+      std::vector<const model::Taint*> violated = untolerated(p, counted[node]);
       if (violated.empty()) continue;
       const std::string violation = node_with_pool(ctx, node) + " " + describe_all(violated);
       if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;

@@ -105,8 +105,8 @@ class NodeUtilization {
           continue;
         }
       }
-      const placement::Node& n = snapshot_.nodes[node];
-      const placement::ResourceList& requested = ctx_.index().requested(node);
+      const model::Node& n = snapshot_.nodes[node];
+      const model::ResourceList& requested = ctx_.index().requested(node);
       Percentages now;
       for (const std::string& resource : tracked_) {
         now[resource] = percent_of(n, resource, static_cast<double>(requested.get(resource)));
@@ -222,9 +222,9 @@ class NodeUtilization {
   }
 
   bool requests_thresholding_resource(PodId pod) const {
-    const placement::ResourceList& requests = ctx_.index().requests(pod);
+    const model::ResourceList& requests = ctx_.index().requests(pod);
     for (const auto& entry : args_.thresholds) {
-      if (entry.first != placement::kPods && requests.get(entry.first) > 0) return true;
+      if (entry.first != model::kPods && requests.get(entry.first) > 0) return true;
     }
     return false;
   }
@@ -262,7 +262,7 @@ class NodeUtilization {
   const policy::NodeUtilizationArgs& args_;
   const ProfileScope& scope_;
   PlanContext& ctx_;
-  const placement::Snapshot& snapshot_;
+  const model::Snapshot& snapshot_;
   bool real_usage_;
   // Source Prometheus: classified on MetricResource, pods carry none of it.
   bool metric_resource_ = false;

@@ -168,7 +168,7 @@ placement::SchedulerProfile scheduler_profile(const policy::Policy& policy);
 // Each node's measured cpu and memory percent, as Volcano's usage plugin reads them (its own
 // Prometheus window), for SchedulerModel::set_node_load.
 std::vector<placement::SchedulerModel::NodeLoad> scheduler_node_load(
-    const placement::Snapshot& snapshot, const metrics::UsageMap& usage);
+    const model::Snapshot& snapshot, const metrics::UsageMap& usage);
 
 // True when make_plan() has a strategy for the deschedule or balance plugin `plugin`.
 bool has_strategy(std::string_view plugin);

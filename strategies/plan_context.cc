@@ -11,8 +11,8 @@
 namespace loadshift::strategies {
 namespace {
 
-bool ready(const placement::Node& node) {
-  const placement::NodeCondition* condition = node.condition("Ready");
+bool ready(const model::Node& node) {
+  const model::NodeCondition* condition = node.condition("Ready");
   return condition != nullptr && condition->status == "True";
 }
 
@@ -23,11 +23,11 @@ std::string job_label(const placement::GangJob& job) {
 }
 
 // A pod of a gang that counts toward its minAvailable: running, bound, not being deleted.
-bool running_member(const placement::Snapshot& snapshot, const placement::GangJob& job,
+bool running_member(const model::Snapshot& snapshot, const placement::GangJob& job,
                     size_t member) {
-  const placement::Pod& pod = snapshot.pods[job.pods[member]];
+  const model::Pod& pod = snapshot.pods[job.pods[member]];
   return job.live_nodes[member] != placement::kNoNode &&
-         pod.phase == placement::PodPhase::kRunning && !pod.meta.deleting;
+         pod.phase == model::PodPhase::kRunning && !pod.meta.deleting;
 }
 
 }  // namespace
@@ -42,14 +42,14 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
       placer_(index),
       ledger_(index.snapshot().nodes.size(), &index.pod_topology()),
       cooldown_(index.snapshot(), options.last_moved, options.cooldown, options.now) {
-  const placement::Snapshot& snap = index.snapshot();
+  const model::Snapshot& snap = index.snapshot();
   const size_t node_count = snap.nodes.size();
   in_scope_.assign(node_count, false);
   evicted_per_node_.assign(node_count, 0);
   all_nodes_.resize(node_count);
   for (NodeId node = 0; node < node_count; ++node) all_nodes_[node] = node;
 
-  std::optional<placement::LabelSelector> scope_selector;
+  std::optional<model::LabelSelector> scope_selector;
   try {
     scope_selector = policy::parse_selector_string(policy.node_selector);
   } catch (const std::invalid_argument& e) {
@@ -62,7 +62,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
   plan_.nodes.clear();
   plan_.nodes.reserve(node_count);
   for (NodeId id = 0; id < node_count; ++id) {
-    const placement::Node& node = snap.nodes[id];
+    const model::Node& node = snap.nodes[id];
     NodeState state;
     state.node = id;
     if (const std::string* pool = node.meta.labels.find(pool_label)) state.pool = *pool;
@@ -82,7 +82,7 @@ PlanContext::PlanContext(const placement::ClusterIndex& index, const metrics::Us
     } else {
       state.why = "unknown: no usage data for this node";
     }
-    const bool selected = scope_selector && placement::matches(*scope_selector, node.meta.labels);
+    const bool selected = scope_selector && model::matches(*scope_selector, node.meta.labels);
     selected_count += selected ? 1 : 0;
     in_scope_[id] = !duplicate && ready(node) && !node.meta.deleting && selected;
     if (!duplicate && !in_scope_[id]) {
@@ -116,7 +116,7 @@ bool PlanContext::matches_selector(NodeId node, const std::string& selector) con
   if (selector.empty()) return true;
   auto it = selectors_.find(selector);
   if (it == selectors_.end()) {
-    std::optional<placement::LabelSelector> parsed;
+    std::optional<model::LabelSelector> parsed;
     try {
       parsed = policy::parse_selector_string(selector);
     } catch (const std::invalid_argument& e) {
@@ -126,16 +126,16 @@ bool PlanContext::matches_selector(NodeId node, const std::string& selector) con
     it = selectors_.emplace(selector, std::move(parsed)).first;
   }
   return it->second && node < index_.snapshot().nodes.size() &&
-         placement::matches(*it->second, index_.snapshot().nodes[node].meta.labels);
+         model::matches(*it->second, index_.snapshot().nodes[node].meta.labels);
 }
 
 PodLoad PlanContext::pod_load(PodId pod) const {
-  const placement::Pod& p = index_.snapshot().pods[pod];
+  const model::Pod& p = index_.snapshot().pods[pod];
   if (!usage_.pods.empty()) {
     auto it = usage_.pods.find(p.key());
     if (it != usage_.pods.end()) return {it->second.cpu_milli, it->second.memory_bytes, true};
   }
-  const placement::ResourceList& requests = index_.requests(pod);
+  const model::ResourceList& requests = index_.requests(pod);
   return {static_cast<double>(requests.cpu_milli), static_cast<double>(requests.memory), false};
 }
 
@@ -168,14 +168,14 @@ const PredictedUsage& PlanContext::predicted(UsageBasis basis,
   if (account && columns.size() == had) return *account;
   // Built afresh, in place (references to the account stay valid): seeded from the cluster, then
   // the plan so far. New columns go last, so an index into resources() keeps its meaning.
-  const placement::Snapshot& snap = index_.snapshot();
+  const model::Snapshot& snap = index_.snapshot();
   PredictedUsage fresh(snap, columns);
   if (basis == UsageBasis::kMeasured) fresh.track_uncertain_departures();
   for (NodeId node = 0; node < snap.nodes.size(); ++node) {
     const metrics::NodeUsage* usage = node_usage(node);
     if (basis == UsageBasis::kMeasured && usage == nullptr) continue;  // unknown
-    const placement::Node& n = snap.nodes[node];
-    const placement::ResourceList& requested = index_.requested(node);
+    const model::Node& n = snap.nodes[node];
+    const model::ResourceList& requested = index_.requested(node);
     Percentages now;
     for (const std::string& resource : columns) {
       now[resource] = percent_of(n, resource, static_cast<double>(requested.get(resource)));
@@ -217,8 +217,8 @@ void PlanContext::write_after(NodeId node) {
 
 std::optional<std::string> PlanContext::limit_reason(PodId pod,
                                                      const policy::EvictionLimits* limits) const {
-  const placement::Snapshot& snap = index_.snapshot();
-  const placement::Pod& p = snap.pods[pod];
+  const model::Snapshot& snap = index_.snapshot();
+  const model::Pod& p = snap.pods[pod];
   if (planned(pod)) {
     for (const EvictionDecision& decision : plan_.evictions) {
       if (decision.pod == pod) return "already planned by " + decision.strategy;
@@ -338,12 +338,12 @@ const placement::SchedulerModel& PlanContext::scheduler_model() {
 }
 
 std::optional<std::string> PlanContext::in_flight_reason(PodId pod) const {
-  const placement::Pod& p = index_.snapshot().pods[pod];
+  const model::Pod& p = index_.snapshot().pods[pod];
   RolloutWorkload workload = rollout_workload(p);
   if (workload.key.empty()) return std::nullopt;
   if (!in_flight_in_snapshot_) {
     in_flight_in_snapshot_.emplace();
-    for (const placement::Pod& other : index_.snapshot().pods) {
+    for (const model::Pod& other : index_.snapshot().pods) {
       if (!in_flight(other)) continue;
       if (std::string key = rollout_workload(other).key; !key.empty()) {
         ++(*in_flight_in_snapshot_)[key];
@@ -382,7 +382,7 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
                            strategy + ") refused by the limits: " + *refused +
                            "; call limit_reason() first");
   }
-  const placement::Pod& p = index_.snapshot().pods[pod];
+  const model::Pod& p = index_.snapshot().pods[pod];
   const NodeId from = index_.node_of(pod);
   plan_.evictions.push_back(
       EvictionDecision{pod, from, target, profile, strategy, std::move(reason), landing});

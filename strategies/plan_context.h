@@ -54,7 +54,7 @@ class PlanContext {
               const policy::Policy& policy, const PlanOptions& options, Plan& plan);
 
   const placement::ClusterIndex& index() const { return index_; }
-  const placement::Snapshot& snapshot() const { return index_.snapshot(); }
+  const model::Snapshot& snapshot() const { return index_.snapshot(); }
   const placement::Placer& placer() const { return placer_; }
   const placement::Ledger& ledger() const { return ledger_; }
   const metrics::UsageMap& usage() const { return usage_; }
@@ -165,7 +165,7 @@ class PlanContext {
   std::unordered_map<uint32_t, uint32_t> evicted_per_job_;  // JobId -> count
   uint32_t evicted_total_ = 0;
   // Selector strings parsed by matches_selector(); empty optional: could not be parsed.
-  mutable std::map<std::string, std::optional<placement::LabelSelector>, std::less<>> selectors_;
+  mutable std::map<std::string, std::optional<model::LabelSelector>, std::less<>> selectors_;
 };
 
 }  // namespace loadshift::strategies

@@ -212,7 +212,7 @@ PlanOptions plan_options(const policy::PlanSettings& settings,
 }
 
 std::vector<placement::SchedulerModel::NodeLoad> scheduler_node_load(
-    const placement::Snapshot& snapshot, const metrics::UsageMap& usage) {
+    const model::Snapshot& snapshot, const metrics::UsageMap& usage) {
   std::vector<placement::SchedulerModel::NodeLoad> out(snapshot.nodes.size());
   for (size_t node = 0; node < snapshot.nodes.size(); ++node) {
     const metrics::NodeUsage* found = usage.find(snapshot.nodes[node].meta.name);

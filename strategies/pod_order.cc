@@ -4,14 +4,14 @@
 #include <chrono>
 #include <tuple>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "strategies/evictability.h"
 
 namespace loadshift::strategies {
 namespace {
 
-using placement::Container;
-using placement::Pod;
+using model::Container;
+using model::Pod;
 
 // The kubelet's rule (pkg/apis/core/v1/helper/qos): BestEffort when no container requests or
 // limits cpu or memory; Guaranteed when every container limits both and requests (when set)
@@ -20,7 +20,7 @@ int computed_qos(const Pod& pod) {
   bool any = false;
   bool guaranteed = true;
   auto look = [&](const Container& c) {
-    for (std::string_view resource : {placement::kCpu, placement::kMemory}) {
+    for (std::string_view resource : {model::kCpu, model::kMemory}) {
       int64_t request = c.requests.get(resource);
       int64_t limit = c.limits.get(resource);
       if (request != 0 || limit != 0) any = true;
@@ -56,7 +56,7 @@ bool prefers_no_eviction(const Pod& pod) {
   return pod.meta.annotations.contains("descheduler.alpha.kubernetes.io/prefer-no-eviction");
 }
 
-PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId id) {
+PodRank rank_of(const model::Snapshot& snapshot, placement::PodId id) {
   const Pod& pod = snapshot.pods[id];
   PodRank rank;
   rank.pod = id;
@@ -64,7 +64,7 @@ PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId id) {
   rank.qos = qos_rank(pod);
   rank.deletion_cost = deletion_cost(pod);
   rank.prefers_no_eviction = prefers_no_eviction(pod);
-  if (auto created = placement::parse_rfc3339(pod.meta.creation_timestamp)) {
+  if (auto created = model::parse_rfc3339(pod.meta.creation_timestamp)) {
     rank.created = std::chrono::duration<double>(created->time_since_epoch()).count();
   }
   rank.key = pod.key();

@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "placement/model.h"
+#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::strategies {
@@ -14,14 +14,14 @@ namespace loadshift::strategies {
 // Kubernetes QoS class, in eviction order: BestEffort (0) < Burstable (1) < Guaranteed (2).
 // status.qosClass when the pod has one, else computed from its containers' requests and limits
 // as the kubelet does.
-int qos_rank(const placement::Pod& pod);
+int qos_rank(const model::Pod& pod);
 
 // The controller.kubernetes.io/pod-deletion-cost annotation (lower goes first); 0 when absent or
 // not an int32, as the ReplicaSet controller reads it.
-int32_t deletion_cost(const placement::Pod& pod);
+int32_t deletion_cost(const model::Pod& pod);
 
 // True when the pod carries descheduler.alpha.kubernetes.io/prefer-no-eviction.
-bool prefers_no_eviction(const placement::Pod& pod);
+bool prefers_no_eviction(const model::Pod& pod);
 
 // What orders one pod among the candidates of a node, read once.
 struct PodRank {
@@ -35,7 +35,7 @@ struct PodRank {
   double created = -1e300;
   std::string key;  // "namespace/name"
 };
-PodRank rank_of(const placement::Snapshot& snapshot, placement::PodId pod);
+PodRank rank_of(const model::Snapshot& snapshot, placement::PodId pod);
 
 // Upstream LowNodeUtilization / HighNodeUtilization order: priority ascending, then QoS, then
 // pods without prefer-no-eviction first, then namespace/name for determinism.

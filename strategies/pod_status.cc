@@ -29,15 +29,15 @@
 #include <string>
 #include <vector>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "strategies/deschedule_targets.h"
 #include "strategies/plugins.h"
 
 namespace loadshift::strategies {
 namespace {
 
-using placement::ContainerStatus;
-using placement::Pod;
+using model::ContainerStatus;
+using model::Pod;
 
 bool contains(const std::vector<std::string>& list, std::string_view item) {
   return std::find(list.begin(), list.end(), item) != list.end();
@@ -47,7 +47,7 @@ bool contains(const std::vector<std::string>& list, std::string_view item) {
 // it is unreadable or it lies in the future (such a pod is never old enough).
 std::optional<int64_t> age_seconds(const Pod& pod, std::chrono::system_clock::time_point now) {
   std::optional<std::chrono::system_clock::time_point> created =
-      placement::parse_rfc3339(pod.meta.creation_timestamp);
+      model::parse_rfc3339(pod.meta.creation_timestamp);
   if (!created || *created > now) return std::nullopt;
   return std::chrono::duration_cast<std::chrono::seconds>(now - *created).count();
 }
@@ -78,7 +78,7 @@ bool any_status(const Pod& pod, bool with_init, Visit&& visit) {
 // `states`, or "".
 std::string matching_state(const Pod& pod, const std::vector<std::string>& states, bool with_init,
                            bool terminated_too, bool with_ephemeral = false) {
-  std::string phase(placement::to_string(pod.phase));
+  std::string phase(model::to_string(pod.phase));
   if (contains(states, phase)) return "phase " + phase;
   if (!pod.reason.empty() && contains(states, pod.reason)) return "status reason " + pod.reason;
   std::string found;
@@ -112,7 +112,7 @@ std::string matching_condition(const Pod& pod,
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count();
   std::string found;
   for (const policy::PodConditionFilter& filter : filters) {
-    pod.conditions.any_of([&](const placement::PodConditions::Condition& c) {
+    pod.conditions.any_of([&](const model::PodConditions::Condition& c) {
       if (!filter.type.empty() && c.type != filter.type) return false;
       if (!filter.status.empty() && c.status != filter.status) return false;
       if (!filter.reason.empty() && c.reason != filter.reason) return false;
@@ -148,7 +148,7 @@ std::string matching_exit_code(const Pod& pod, const std::vector<int32_t>& codes
 
 bool has_owner_kind(const Pod& pod, const std::vector<std::string>& kinds) {
   return std::any_of(pod.owners.begin(), pod.owners.end(),
-                     [&](const placement::OwnerReference& o) { return contains(kinds, o.kind); });
+                     [&](const model::OwnerReference& o) { return contains(kinds, o.kind); });
 }
 
 // A pod a plugin selected, with what makes it go first and why it was selected.
@@ -162,9 +162,9 @@ struct Selected {
 // select and that no earlier plugin planned, in node order.
 template <typename Select>
 std::vector<Selected> select_pods(const PlanContext& ctx, const policy::Namespaces& namespaces,
-                                  const std::optional<placement::LabelSelector>& label_selector,
+                                  const std::optional<model::LabelSelector>& label_selector,
                                   Select&& select) {
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   std::vector<std::vector<PodId>> by_node(snapshot.nodes.size());
   for (PodId pod = 0; pod < snapshot.pods.size(); ++pod) {
     NodeId node = ctx.index().node_of(pod);
@@ -186,7 +186,7 @@ void evict_selected(std::vector<Selected> selected, const std::string& strategy,
                     const ProfileScope& scope, PlanContext& ctx) {
   std::stable_sort(selected.begin(), selected.end(),
                    [](const Selected& a, const Selected& b) { return a.order < b.order; });
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   DescheduleTargets targets(ctx, scope);
   for (size_t i = 0; i < selected.size(); ++i) {
     const Selected& s = selected[i];
@@ -310,7 +310,7 @@ void run_failed_pods(const policy::FailedPodsArgs& args, const ProfileScope& sco
   std::vector<Selected> selected =
       select_pods(ctx, args.namespaces, args.label_selector, [&](PodId pod, const Pod& p) {
         std::optional<Selected> none;
-        if (p.phase != placement::PodPhase::kFailed) return none;
+        if (p.phase != model::PodPhase::kFailed) return none;
         std::optional<int64_t> age = age_seconds(p, now);
         if (args.min_pod_lifetime_seconds > 0 && (!age || *age < args.min_pod_lifetime_seconds)) {
           return none;

@@ -6,9 +6,9 @@
 namespace loadshift::strategies {
 
 double PodAmounts::amount(std::string_view resource) const {
-  if (resource == placement::kCpu) return cpu_milli;
-  if (resource == placement::kMemory) return memory_bytes;
-  if (resource == placement::kPods) return 1;
+  if (resource == model::kCpu) return cpu_milli;
+  if (resource == model::kMemory) return memory_bytes;
+  if (resource == model::kPods) return 1;
   return requests == nullptr ? 0 : static_cast<double>(requests->get(resource));
 }
 
@@ -29,11 +29,11 @@ std::string trimmed(double value, int decimals) {
 }  // namespace
 
 std::string amount_text(std::string_view resource, double amount) {
-  if (resource == placement::kCpu) return trimmed(amount / 1000.0, 2) + " cpu";
-  if (resource == placement::kPods) {
+  if (resource == model::kCpu) return trimmed(amount / 1000.0, 2) + " cpu";
+  if (resource == model::kPods) {
     return trimmed(amount, 0) + (amount == 1 ? " pod" : " pods");
   }
-  if (resource == placement::kMemory || resource == placement::kEphemeralStorage ||
+  if (resource == model::kMemory || resource == model::kEphemeralStorage ||
       resource.starts_with("hugepages-")) {
     constexpr double kMi = 1024.0 * 1024.0;
     constexpr double kGi = kMi * 1024.0;
@@ -46,7 +46,7 @@ std::string amount_text(std::string_view resource, double amount) {
 }
 
 PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod) {
-  const placement::ResourceList& requests = index.requests(pod);
+  const model::ResourceList& requests = index.requests(pod);
   PodAmounts out;
   out.cpu_milli = static_cast<double>(requests.cpu_milli);
   out.memory_bytes = static_cast<double>(requests.memory);
@@ -54,19 +54,19 @@ PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod) {
   return out;
 }
 
-double allocatable_of(const placement::Node& node, std::string_view resource) {
+double allocatable_of(const model::Node& node, std::string_view resource) {
   int64_t amount = node.allocatable.get(resource);
   if (amount <= 0) amount = node.capacity.get(resource);
   return static_cast<double>(std::max<int64_t>(amount, 0));
 }
 
-double percent_of(const placement::Node& node, std::string_view resource, double amount) {
+double percent_of(const model::Node& node, std::string_view resource, double amount) {
   double allocatable = allocatable_of(node, resource);
   if (allocatable <= 0) return amount <= 0 ? 0 : 1e9;
   return 100.0 * amount / allocatable;
 }
 
-PredictedUsage::PredictedUsage(const placement::Snapshot& snapshot,
+PredictedUsage::PredictedUsage(const model::Snapshot& snapshot,
                                std::vector<std::string> resources)
     : snapshot_(&snapshot),
       resources_(std::move(resources)),
@@ -95,7 +95,7 @@ void PredictedUsage::set(NodeId node, const Percentages& usage) {
 
 Percentages PredictedUsage::share(NodeId node, const PodAmounts& load) const {
   Percentages out;
-  const placement::Node& n = snapshot_->nodes[node];
+  const model::Node& n = snapshot_->nodes[node];
   for (const std::string& resource : resources_) {
     out[resource] = percent_of(n, resource, load.amount(resource));
   }
@@ -104,7 +104,7 @@ Percentages PredictedUsage::share(NodeId node, const PodAmounts& load) const {
 
 void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
   if (from != placement::kNoNode && known_[from]) {
-    const placement::Node& n = snapshot_->nodes[from];
+    const model::Node& n = snapshot_->nodes[from];
     for (size_t i = 0; i < resources_.size(); ++i) {
       const std::string& resource = resources_[i];
       double& now = usage_[from][resource];
@@ -115,7 +115,7 @@ void PredictedUsage::move(NodeId from, NodeId to, const PodAmounts& load) {
       // measured load its share of capacity (allocatable <= capacity), of an estimate from
       // requests nothing; other resources are figured from requests on both sides: all of it.
       double sure = 1.0;
-      if (resource == placement::kCpu || resource == placement::kMemory) {
+      if (resource == model::kCpu || resource == model::kMemory) {
         const double capacity = static_cast<double>(n.capacity.get(resource));
         const double allocatable = allocatable_of(n, resource);
         sure = !load.measured             ? 0.0

@@ -21,7 +21,7 @@ struct PodAmounts {
   double cpu_milli = 0;
   double memory_bytes = 0;
   bool measured = false;  // cpu and memory are the pod's own usage, not its requests
-  const placement::ResourceList* requests = nullptr;  // for resources other than cpu and memory
+  const model::ResourceList* requests = nullptr;  // for resources other than cpu and memory
   double amount(std::string_view resource) const;
 };
 
@@ -47,15 +47,15 @@ PodAmounts requested_load(const placement::ClusterIndex& index, PodId pod);
 
 // The node's allocatable amount of `resource` (cpu in millicores), or its capacity when
 // allocatable does not list it.
-double allocatable_of(const placement::Node& node, std::string_view resource);
+double allocatable_of(const model::Node& node, std::string_view resource);
 // `amount` of `resource` as a percent of the node's allocatable. A node with none of it: 0 for
 // nothing, else 1e9 (never fits under a watermark).
-double percent_of(const placement::Node& node, std::string_view resource, double amount);
+double percent_of(const model::Node& node, std::string_view resource, double amount);
 
 class PredictedUsage {
  public:
   // Tracks `resources` (e.g. cpu, memory, pods) on the nodes of `snapshot`; no node known yet.
-  PredictedUsage(const placement::Snapshot& snapshot, std::vector<std::string> resources);
+  PredictedUsage(const model::Snapshot& snapshot, std::vector<std::string> resources);
 
   // The node's usage now; it becomes known. Resources not tracked are dropped.
   void set(NodeId node, const Percentages& usage);
@@ -90,7 +90,7 @@ class PredictedUsage {
  private:
   void copy_to_index(NodeId node);
 
-  const placement::Snapshot* snapshot_;
+  const model::Snapshot* snapshot_;
   std::vector<std::string> resources_;
   std::vector<Percentages> usage_;
   std::vector<double> by_index_;  // usage_ again: one row per node, one column per resource

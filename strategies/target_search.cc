@@ -19,7 +19,7 @@ struct Refusal {
 };
 
 // RefusalText::kGrouped: grouped by the short form of the reason, the most common first.
-std::string grouped_text(const placement::Snapshot& snapshot,
+std::string grouped_text(const model::Snapshot& snapshot,
                          const std::map<std::string, std::vector<NodeId>>& groups) {
   std::vector<const std::pair<const std::string, std::vector<NodeId>>*> order;
   for (const auto& group : groups) order.push_back(&group);
@@ -98,7 +98,7 @@ std::string group_of(const PlanContext& ctx, PodId pod, const TargetQuery& query
 
 std::string refusal_text(const PlanContext& ctx, PodId pod, const TargetQuery& query,
                          std::span<const double> amounts, const std::vector<Refusal>& refused) {
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   if (refused.empty()) {  // every candidate was the pod's own node
     return query.text == RefusalText::kGrouped ? "no target: no candidate but the pod's own node"
                                                : "no candidate node but the pod's own";
@@ -122,7 +122,7 @@ std::string refusal_text(const PlanContext& ctx, PodId pod, const TargetQuery& q
 
 }  // namespace
 
-TargetCaps::TargetCaps(const placement::Snapshot& snapshot, const std::vector<Percentages>& high,
+TargetCaps::TargetCaps(const model::Snapshot& snapshot, const std::vector<Percentages>& high,
                        const PredictedUsage& predicted) {
   std::set<std::string> named;
   for (const Percentages& caps : high) {
@@ -272,7 +272,7 @@ TargetSearch find_target(const PlanContext& ctx, PodId pod, const TargetQuery& q
 std::string usage_change_text(const PlanContext& ctx, const PredictedUsage& usage, NodeId node,
                               const PodAmounts& load, const std::vector<std::string>& resources) {
   if (node == placement::kNoNode || !usage.known(node)) return "";
-  const placement::Node& n = ctx.snapshot().nodes[node];
+  const model::Node& n = ctx.snapshot().nodes[node];
   std::string out;
   for (const std::string& resource : resources) {
     auto it = usage.of(node).find(resource);

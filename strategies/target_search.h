@@ -33,7 +33,7 @@ class TargetCaps {
   TargetCaps() = default;
   // `high[n]` caps node n (percent per resource; an empty map caps nothing); `predicted` is the
   // account the caps are checked against.
-  TargetCaps(const placement::Snapshot& snapshot, const std::vector<Percentages>& high,
+  TargetCaps(const model::Snapshot& snapshot, const std::vector<Percentages>& high,
              const PredictedUsage& predicted);
 
   // The pod's load in this table's columns.

@@ -50,9 +50,9 @@
 namespace loadshift::strategies {
 namespace {
 
-using placement::InclusionPolicy;
-using placement::Pod;
-using placement::TopologySpreadConstraint;
+using model::InclusionPolicy;
+using model::Pod;
+using model::TopologySpreadConstraint;
 
 const std::string kStrategy = "RemovePodsViolatingTopologySpreadConstraint";
 
@@ -61,14 +61,14 @@ const std::string kStrategy = "RemovePodsViolatingTopologySpreadConstraint";
 struct Constraint {
   const TopologySpreadConstraint* spec = nullptr;
   PodId owner = 0;
-  std::optional<placement::LabelSelector> selector;
+  std::optional<model::LabelSelector> selector;
 };
 
 // The selector of `spec` with key=value added for each matchLabelKeys key the pod has. A null
 // selector stays null (selects nothing), as upstream's mergeLabelSetWithSelector leaves it.
-std::optional<placement::LabelSelector> merged_selector(const TopologySpreadConstraint& spec,
+std::optional<model::LabelSelector> merged_selector(const TopologySpreadConstraint& spec,
                                                         const Pod& owner) {
-  std::optional<placement::LabelSelector> selector = spec.label_selector;
+  std::optional<model::LabelSelector> selector = spec.label_selector;
   if (!selector) return selector;
   for (const std::string& key : spec.match_label_keys) {
     if (const std::string* value = owner.meta.labels.find(key)) {
@@ -81,9 +81,9 @@ std::optional<placement::LabelSelector> merged_selector(const TopologySpreadCons
 // ---- an exact text of a constraint, to count equal ones once --------------------------------
 
 void append_requirements(std::string& out,
-                         const std::vector<placement::NodeSelectorRequirement>& reqs) {
-  for (const placement::NodeSelectorRequirement& r : reqs) {
-    out += r.key + " " + std::string(placement::to_string(r.op)) + " [";
+                         const std::vector<model::NodeSelectorRequirement>& reqs) {
+  for (const model::NodeSelectorRequirement& r : reqs) {
+    out += r.key + " " + std::string(model::to_string(r.op)) + " [";
     for (const std::string& v : r.values) out += v + ",";
     out += "],";
   }
@@ -100,7 +100,7 @@ std::string constraint_key(const Constraint& c, const Pod& owner) {
     key += "affinity:";
     for (const auto& [k, v] : owner.node_selector.items()) key += k + "=" + v + ",";
     if (owner.node_affinity.required) {
-      for (const placement::NodeSelectorTerm& term : *owner.node_affinity.required) {
+      for (const model::NodeSelectorTerm& term : *owner.node_affinity.required) {
         key += "{";
         append_requirements(key, term.match_expressions);
         key += "|";
@@ -114,9 +114,9 @@ std::string constraint_key(const Constraint& c, const Pod& owner) {
   }
   if (spec.node_taints_policy == InclusionPolicy::kHonor) {
     key += "tolerations:";
-    for (const placement::Toleration& t : owner.tolerations) {
-      key += t.key + (t.op == placement::TolerationOperator::kExists ? " exists " : " = ") +
-             t.value + " " + (t.effect ? std::string(placement::to_string(*t.effect)) : "*") + " " +
+    for (const model::Toleration& t : owner.tolerations) {
+      key += t.key + (t.op == model::TolerationOperator::kExists ? " exists " : " = ") +
+             t.value + " " + (t.effect ? std::string(model::to_string(*t.effect)) : "*") + " " +
              (t.toleration_seconds ? std::to_string(*t.toleration_seconds) : "-") + ",";
     }
     key += ";";
@@ -125,7 +125,7 @@ std::string constraint_key(const Constraint& c, const Pod& owner) {
 }
 
 // Whether `node` passes the constraint's node inclusion policies.
-bool included(const Constraint& c, const Pod& owner, const placement::Node& node) {
+bool included(const Constraint& c, const Pod& owner, const model::Node& node) {
   if (c.spec->node_affinity_policy == InclusionPolicy::kHonor &&
       !(placement::check_node_selector(owner, node, nullptr) &&
         placement::check_node_affinity(owner, node, nullptr))) {
@@ -182,7 +182,7 @@ class Balancer {
   // Chooses the pods of namespace `ns` that move for its constraints; `pods` are its listed pods,
   // in node order.
   void balance_namespace(const std::string& ns, const std::vector<PodId>& pods) {
-    const placement::Snapshot& snapshot = ctx_.snapshot();
+    const model::Snapshot& snapshot = ctx_.snapshot();
     std::vector<Constraint> constraints;
     std::set<std::string> seen;
     for (PodId pod : pods) {
@@ -203,7 +203,7 @@ class Balancer {
 
  private:
   void balance(const Constraint& c, const std::string& ns) {
-    const placement::Snapshot& snapshot = ctx_.snapshot();
+    const model::Snapshot& snapshot = ctx_.snapshot();
     const Pod& owner = snapshot.pods[c.owner];
     const std::string& key = c.spec->topology_key;
     auto rule = std::make_shared<TargetRule>();
@@ -295,7 +295,7 @@ class Balancer {
   // then the others; within each, higher priority first; then names, so that the last pod (the
   // first to go) is the lowest priority without node constraints, the greatest name of its peers.
   std::vector<PodId> order_pods(std::vector<PodId> pods) const {
-    const placement::Snapshot& snapshot = ctx_.snapshot();
+    const model::Snapshot& snapshot = ctx_.snapshot();
     struct Entry {
       bool constrained;
       PodRank rank;
@@ -326,9 +326,9 @@ class Balancer {
   const std::vector<const std::string*>& node_values(const std::string& key) {
     auto [it, inserted] = values_of_key_.try_emplace(key);
     if (inserted) {
-      const placement::Snapshot& snapshot = ctx_.snapshot();
+      const model::Snapshot& snapshot = ctx_.snapshot();
       it->second.reserve(snapshot.nodes.size());
-      for (const placement::Node& node : snapshot.nodes) {
+      for (const model::Node& node : snapshot.nodes) {
         it->second.push_back(node.meta.labels.find(key));
       }
     }
@@ -342,9 +342,9 @@ class Balancer {
     key += c.spec->node_taints_policy == InclusionPolicy::kHonor ? 't' : '-';
     auto [it, inserted] = included_of_class_.try_emplace(key);
     if (inserted) {
-      const placement::Snapshot& snapshot = ctx_.snapshot();
+      const model::Snapshot& snapshot = ctx_.snapshot();
       it->second.reserve(snapshot.nodes.size());
-      for (const placement::Node& node : snapshot.nodes) {
+      for (const model::Node& node : snapshot.nodes) {
         it->second.push_back(included(c, owner, node) ? 1 : 0);
       }
     }
@@ -382,7 +382,7 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
                                " has no evictability filter; nothing planned for it");
     return;
   }
-  const placement::Snapshot& snapshot = ctx.snapshot();
+  const model::Snapshot& snapshot = ctx.snapshot();
   // The listed pods by namespace, in node order, then by name (not the order of the API's list).
   std::map<std::string, std::vector<PodId>> by_namespace;
   LabelledPods listed(snapshot);
@@ -397,8 +397,8 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
       on_node.push_back(pod);
     }
     std::sort(on_node.begin(), on_node.end(), [&](PodId a, PodId b) {
-      const placement::ObjectMeta& x = snapshot.pods[a].meta;
-      const placement::ObjectMeta& y = snapshot.pods[b].meta;
+      const model::ObjectMeta& x = snapshot.pods[a].meta;
+      const model::ObjectMeta& y = snapshot.pods[b].meta;
       return std::tie(x.namespace_, x.name) < std::tie(y.namespace_, y.name);
     });
     for (PodId pod : on_node) {

@@ -3,14 +3,14 @@
 
 namespace loadshift::strategies {
 
-std::string workload_key(const placement::Pod& pod) {
-  const placement::OwnerReference* owner = pod.controller();
+std::string workload_key(const model::Pod& pod) {
+  const model::OwnerReference* owner = pod.controller();
   if (owner == nullptr) return "";
   return pod.meta.namespace_ + "/" + owner->kind + "/" + owner->name;
 }
 
-RolloutWorkload rollout_workload(const placement::Pod& pod) {
-  const placement::OwnerReference* owner = pod.controller();
+RolloutWorkload rollout_workload(const model::Pod& pod) {
+  const model::OwnerReference* owner = pod.controller();
   if (owner == nullptr) return {};
   if (owner->kind == "ReplicaSet") {
     const std::string* hash = pod.meta.labels.find("pod-template-hash");
@@ -23,9 +23,9 @@ RolloutWorkload rollout_workload(const placement::Pod& pod) {
   return {owner->uid, owner->kind, owner->name};
 }
 
-bool in_flight(const placement::Pod& pod) {
+bool in_flight(const model::Pod& pod) {
   if (pod.terminated()) return false;
-  if (pod.meta.deleting || pod.phase == placement::PodPhase::kPending) return true;
+  if (pod.meta.deleting || pod.phase == model::PodPhase::kPending) return true;
   return pod.ready.has_value() && !*pod.ready;
 }
 

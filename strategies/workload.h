@@ -7,13 +7,13 @@
 #include <string>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::strategies {
 
 // The key a workload's pods share in limits and cool-downs: "namespace/Kind/name" of the pod's
 // controller owner; empty for a pod without one.
-std::string workload_key(const placement::Pod& pod);
+std::string workload_key(const model::Pod& pod);
 
 // The workload whose pods the in-flight limit counts together: the controlling owner, except that
 // a ReplicaSet a Deployment made (named <deployment>-<pod-template-hash>, its pods labelled with
@@ -22,12 +22,12 @@ std::string workload_key(const placement::Pod& pod);
 struct RolloutWorkload {
   std::string key, kind, name;
 };
-RolloutWorkload rollout_workload(const placement::Pod& pod);
+RolloutWorkload rollout_workload(const model::Pod& pod);
 
 // Whether a pod is in flight: terminating, not yet running, or running and not Ready. (A running
 // pod without a Ready condition, which the API never serves but a hand-written object may,
 // counts as Ready.) A finished pod is not in flight.
-bool in_flight(const placement::Pod& pod);
+bool in_flight(const model::Pod& pod);
 
 // One eviction of a workload's pod, as the cool-down remembers it: from node `from` (""
 // unknown), its replacement counted on `to` (the predicted landing, else the target; ""

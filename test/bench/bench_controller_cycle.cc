@@ -46,9 +46,9 @@
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
 #include "controller/policy_watcher.h"
-#include "controller/report.h"
+#include "report/report.h"
 #include "controller/structured_log.h"
-#include "controller/usage_sources.h"
+#include "usage/usage_sources.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
@@ -332,7 +332,7 @@ int main(int argc, char** argv) {
   const bool synced = cache.wait_synced(std::chrono::minutes(10));
   const double sync_seconds = seconds_since(sync_start);
   {
-    const placement::Snapshot first = cache.snapshot();
+    const model::Snapshot first = cache.snapshot();
     std::printf("watch cache: synced %s in %.2f s: %zu nodes, %zu pods\n", synced ? "yes" : "NO",
                 sync_seconds, first.nodes.size(), first.pods.size());
   }
@@ -420,21 +420,21 @@ int main(int argc, char** argv) {
       steps.push_back({name, seconds, reset ? status_mib("VmHWM") - before : -1, after - before});
     };
     std::shared_ptr<const policy::Policy> current = watcher.current();
-    placement::Snapshot snapshot;
+    model::Snapshot snapshot;
     measure("snapshot copy", [&] { snapshot = cache.snapshot(); });
     std::optional<placement::ClusterIndex> index;
     measure("index", [&] { index.emplace(snapshot, strategies::placement_options(*current)); });
-    controller::UsageFlags flags;
+    usage::UsageFlags flags;
     flags.prometheus_url = settings.prometheus_url;
-    auto source = controller::make_usage_source(flags, *current, nullptr);
+    auto source = usage::make_usage_source(flags, *current, nullptr);
     metrics::UsageMap usage;
-    metrics::UsageRequest nodes_only = controller::usage_request(*current);
+    metrics::UsageRequest nodes_only = usage::usage_request(*current);
     nodes_only.pods = false;
     measure("usage fetch: node queries only",
-            [&] { (void)source->fetch(controller::node_identities(snapshot), nodes_only); });
+            [&] { (void)source->fetch(usage::node_identities(snapshot), nodes_only); });
     measure("usage fetch (as the cycle)", [&] {
       usage =
-          source->fetch(controller::node_identities(snapshot), controller::usage_request(*current));
+          source->fetch(usage::node_identities(snapshot), usage::usage_request(*current));
     });
     strategies::PlanOptions plan_options;
     plan_options.now = std::chrono::system_clock::now();
@@ -442,8 +442,8 @@ int main(int argc, char** argv) {
     measure("plan", [&] { plan = strategies::make_plan(*index, usage, *current, plan_options); });
     std::ostringstream report;
     measure("dry-run report", [&] {
-      controller::write_report(*index, plan, usage, controller::ReportFormat::kTable,
-                               controller::ReportStyle{false, ""}, report);
+      report::write_report(*index, plan, usage, report::ReportFormat::kTable,
+                               report::ReportStyle{false, ""}, report);
     });
     std::printf(
         "one cycle's steps alone (%zu nodes known, %zu pods with usage, %zu evictions, report "

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "kube/cluster_reader.h"
-#include "placement/decode.h"
+#include "model/decode.h"
 #include "kube/watch_cache.h"
 #include "test/bench/bench_clock.h"
 #include "test/bench/fake_cluster.h"
@@ -130,7 +130,7 @@ int main(int argc, char** argv) {
       "kube sync: %zu nodes, %zu pods, %zu other objects; %zu pages of %zu, %zu decode "
       "errors\n",
       read->snapshot.nodes.size(), read->snapshot.pods.size(),
-      loadshift::placement::object_count(read->snapshot) - read->snapshot.nodes.size() -
+      loadshift::model::object_count(read->snapshot) - read->snapshot.nodes.size() -
           read->snapshot.pods.size(),
       counter.pages, page_size, read->errors.size());
   std::printf(

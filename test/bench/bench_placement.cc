@@ -14,13 +14,15 @@
 #include <string>
 #include <vector>
 
-#include "controller/snapshot_files.h"
+#include "cli/snapshot_files.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
 #include "test/bench/bench_clock.h"
 #include "test/bench/inter_pod_share.h"
 
 using namespace loadshift::placement;
+
+using namespace loadshift::model;
 using loadshift::bench::Clock;
 using loadshift::bench::peak_rss_mib;
 using loadshift::bench::seconds_since;
@@ -109,7 +111,7 @@ int main(int argc, char** argv) {
 
   Snapshot snapshot;
   auto start = Clock::now();
-  DecodeSummary summary = loadshift::controller::read_snapshot_files({path}, &snapshot);
+  DecodeSummary summary = loadshift::cli::read_snapshot_files({path}, &snapshot);
   const double decode_s = seconds_since(start);
   if (!summary.ok()) {
     for (const auto& e : summary.errors) std::cerr << e.to_string() << "\n";

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/snapshot_files.h"
+#include "cli/snapshot_files.h"
 #include "metrics/file_source.h"
 #include "placement/cluster_index.h"
 #include "policy/loader.h"
@@ -100,7 +100,7 @@ profiles:
                 RemovePodsViolatingNodeAffinity, RemovePodsViolatingInterPodAntiAffinity]
 )";
 
-int run_policy(const char* label, const char* text, const placement::Snapshot& snapshot,
+int run_policy(const char* label, const char* text, const model::Snapshot& snapshot,
                const metrics::UsageMap& usage, const strategies::PlanOptions& options = {}) {
   policy::LoadResult loaded = policy::load_policy(text, label);
   if (!loaded.ok()) {
@@ -151,9 +151,9 @@ int main(int argc, char** argv) {
     std::cerr << "usage: bench_plan CLUSTER.json USAGE.json [INTER_POD_PERCENT]\n";
     return 2;
   }
-  placement::Snapshot snapshot;
+  model::Snapshot snapshot;
   auto start = Clock::now();
-  placement::DecodeSummary summary = controller::read_snapshot_files({argv[1]}, &snapshot);
+  model::DecodeSummary summary = cli::read_snapshot_files({argv[1]}, &snapshot);
   if (!summary.ok()) {
     for (const auto& e : summary.errors) std::cerr << e.to_string() << "\n";
     return 1;

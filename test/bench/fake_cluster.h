@@ -14,17 +14,17 @@
 
 #include <nlohmann/json.hpp>
 
-#include "placement/json_item_splitter.h"
+#include "model/json_item_splitter.h"
 #include "test/kube/seed_cluster.h"
 
 namespace loadshift::bench {
 
 // Cuts the file's List into serialized items by collection, reading the kind of each item.
-class ItemsByCollection : public placement::JsonItemSplitter::Listener {
+class ItemsByCollection : public model::JsonItemSplitter::Listener {
  public:
   std::map<std::string, std::vector<std::string>> items;  // collection path -> compact JSON
   size_t skipped = 0;
-  void on_item(const placement::PaddedBuffer& item, size_t, uint64_t) override {
+  void on_item(const model::PaddedBuffer& item, size_t, uint64_t) override {
     std::string_view text = item.view();
     size_t at = text.find("\"kind\"");
     if (at == std::string_view::npos) {
@@ -51,7 +51,7 @@ class ItemsByCollection : public placement::JsonItemSplitter::Listener {
 // when the file does not split.
 inline bool load_cluster_items(const std::string& path, ItemsByCollection* out,
                                std::string* error) {
-  placement::JsonItemSplitter splitter(out);
+  model::JsonItemSplitter splitter(out);
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     *error = path + ": cannot open";

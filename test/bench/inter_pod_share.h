@@ -8,14 +8,15 @@
 #include <functional>
 #include <string>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::bench {
 
 // Adds the rules to every pod whose `app` label hashes into the first `percent` of 100 buckets;
 // returns how many pods got them.
-inline size_t add_inter_pod_rules(placement::Snapshot& snapshot, int percent) {
+inline size_t add_inter_pod_rules(model::Snapshot& snapshot, int percent) {
   using namespace placement;
+  using namespace model;
   size_t touched = 0;
   for (Pod& pod : snapshot.pods) {
     const std::string* app = pod.meta.labels.find("app");

@@ -14,10 +14,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "controller/commands.h"
+#include "cli/commands.h"
 #include "test/policy/load_text.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::cli;
 
 namespace {
 

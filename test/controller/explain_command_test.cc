@@ -5,9 +5,9 @@
 
 #include <sstream>
 
-#include "controller/commands.h"
+#include "cli/commands.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::cli;
 
 namespace {
 

@@ -8,13 +8,14 @@
 #include <random>
 #include <sstream>
 
-#include "controller/commands.h"
-#include "placement/rfc3339.h"
-#include "controller/usage_sources.h"
+#include "cli/commands.h"
+#include "model/rfc3339.h"
+#include "usage/usage_sources.h"
 #include "metrics/file_source.h"
 #include "policy/loader.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::cli;
+using namespace loadshift::usage;
 namespace fs = std::filesystem;
 
 namespace {
@@ -201,22 +202,22 @@ TEST_CASE("report: the bundled example makes a plan (exit 0) in every format", "
 
 TEST_CASE("report time: RFC 3339 in, RFC 3339 out", "[report]") {
   using std::chrono::system_clock;
-  auto at = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00Z");
+  auto at = loadshift::model::parse_rfc3339("2026-11-22T04:00:00Z");
   REQUIRE(at);
-  CHECK(loadshift::placement::format_rfc3339(*at) == "2026-11-22T04:00:00Z");
-  CHECK(loadshift::placement::parse_rfc3339("2026-11-22T06:00:00+02:00") == at);
-  CHECK(loadshift::placement::parse_rfc3339("2026-11-21T23:30:00-04:30") == at);
-  CHECK(loadshift::placement::parse_rfc3339("2026-11-22t04:00:00z") == at);
-  auto fraction = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00.250Z");
+  CHECK(loadshift::model::format_rfc3339(*at) == "2026-11-22T04:00:00Z");
+  CHECK(loadshift::model::parse_rfc3339("2026-11-22T06:00:00+02:00") == at);
+  CHECK(loadshift::model::parse_rfc3339("2026-11-21T23:30:00-04:30") == at);
+  CHECK(loadshift::model::parse_rfc3339("2026-11-22t04:00:00z") == at);
+  auto fraction = loadshift::model::parse_rfc3339("2026-11-22T04:00:00.250Z");
   REQUIRE(fraction);
   CHECK(*fraction - *at == std::chrono::milliseconds(250));
-  CHECK(system_clock::to_time_t(*loadshift::placement::parse_rfc3339("1970-01-01T00:00:00Z")) == 0);
+  CHECK(system_clock::to_time_t(*loadshift::model::parse_rfc3339("1970-01-01T00:00:00Z")) == 0);
   for (const char* bad :
        {"", "2026-11-22", "2026-11-22T04:00:00", "2026-02-30T00:00:00Z", "2026-11-22T24:00:00Z",
         "2026-11-22T04:60:00Z", "2026-11-22T04:00:00.Z", "2026-11-22T04:00:00+0200",
         "2026-11-22T04:00:00Z ", "22/11/2026", "2026-11-22X04:00:00Z"}) {
     INFO(bad);
-    CHECK_FALSE(loadshift::placement::parse_rfc3339(bad));
+    CHECK_FALSE(loadshift::model::parse_rfc3339(bad));
   }
 }
 
@@ -249,7 +250,7 @@ profiles:
 )");
   const auto* load_aware = first_load_aware(policy);
   REQUIRE(load_aware != nullptr);
-  auto at = loadshift::placement::parse_rfc3339("2026-11-22T04:00:00Z");
+  auto at = loadshift::model::parse_rfc3339("2026-11-22T04:00:00Z");
   loadshift::metrics::PrometheusSettings s = prometheus_settings(load_aware->metrics, at);
   CHECK(s.address == "http://prom.monitoring:9090");
   CHECK(s.window_ms == 120000);
@@ -304,8 +305,8 @@ profiles:
 }
 
 TEST_CASE("usage sources: node identities are the snapshot's names and InternalIPs", "[report]") {
-  loadshift::placement::Snapshot snapshot;
-  loadshift::placement::Node a, b;
+  loadshift::model::Snapshot snapshot;
+  loadshift::model::Node a, b;
   a.meta.name = "a";
   a.addresses = {{"Hostname", "a"}, {"InternalIP", "10.0.0.1"}};
   b.meta.name = "b";

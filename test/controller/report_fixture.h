@@ -8,7 +8,7 @@
 #include <string>
 
 #include "placement/cluster_index.h"
-#include "placement/decode.h"
+#include "model/decode.h"
 #include "strategies/plan.h"
 
 namespace loadshift::testing {
@@ -61,12 +61,12 @@ spec: {nodeName: n3, containers: [{name: main, image: nginx}]}
 
 // Pods: 0 web-1 (n1), 1 job-0 (n1), 2 job-1 (n2), 3 bare (n1), 4 tainted (n3).
 struct ReportFixture {
-  placement::Snapshot snapshot;
+  model::Snapshot snapshot;
   std::unique_ptr<placement::ClusterIndex> index;
   strategies::Plan plan;
 
   ReportFixture() {
-    placement::DecodeSummary summary = placement::decode_yaml(kReportCluster, &snapshot);
+    model::DecodeSummary summary = model::decode_yaml(kReportCluster, &snapshot);
     for (const auto& e : summary.errors) FAIL_CHECK(e.to_string());
     REQUIRE(summary.ok());
     REQUIRE(snapshot.nodes.size() == 3);

@@ -4,12 +4,12 @@
 
 #include <sstream>
 
-#include "controller/report.h"
-#include "controller/report_content.h"
-#include "controller/report_writers.h"
+#include "report/report.h"
+#include "report/report_content.h"
+#include "report/report_writers.h"
 #include "report_fixture.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::report;
 using loadshift::testing::ReportFixture;
 
 namespace {
@@ -273,7 +273,7 @@ TEST_CASE("report table: column headers say what the figures are", "[report]") {
     ReportContent content;
     content.nodes = std::move(rows);
     std::ostringstream out;
-    loadshift::controller::write_report_table(content, false, out);
+    loadshift::report::write_report_table(content, false, out);
     return out.str();
   };
   std::string usage = table({row("a", Figures::kUsage, 40, {}), row("b", Figures::kUsage, 50, {})});

@@ -5,25 +5,29 @@
 #include <string>
 #include <variant>
 
-#include "controller/commands.h"
-#include "placement/rfc3339.h"
-#include "controller/report_writers.h"
-#include "controller/usage_sources.h"
+#include "cli/commands.h"
+#include "model/rfc3339.h"
+#include "report/report_writers.h"
+#include "usage/usage_sources.h"
 #include "policy/loader.h"
 
 using namespace loadshift;
-using namespace loadshift::controller;
+using namespace loadshift::cli;
+using namespace loadshift::report;
+using namespace loadshift::usage;
 
 // --at years that std::chrono::system_clock (int64 nanoseconds since 1970) cannot hold overflowed
 // and came back as another instant: 9999-12-31T23:59:59Z became 1816-03-30T05:56:07Z, and
 // Prometheus was asked about 1816 without a word.
 TEST_CASE("review: --at outside the clock's range is refused, not wrapped", "[review][report]") {
-  CHECK_FALSE(placement::parse_rfc3339("0001-01-01T00:00:00Z").has_value());
-  CHECK_FALSE(placement::parse_rfc3339("9999-12-31T23:59:59Z").has_value());
-  REQUIRE(placement::parse_rfc3339("2261-12-31T23:59:59Z").has_value());
-  CHECK(placement::format_rfc3339(*placement::parse_rfc3339("2261-12-31T23:59:59Z")) == "2261-12-31T23:59:59Z");
-  REQUIRE(placement::parse_rfc3339("1678-01-01T00:00:00Z").has_value());
-  CHECK(placement::format_rfc3339(*placement::parse_rfc3339("1678-01-01T00:00:00Z")) == "1678-01-01T00:00:00Z");
+  CHECK_FALSE(model::parse_rfc3339("0001-01-01T00:00:00Z").has_value());
+  CHECK_FALSE(model::parse_rfc3339("9999-12-31T23:59:59Z").has_value());
+  REQUIRE(model::parse_rfc3339("2261-12-31T23:59:59Z").has_value());
+  CHECK(model::format_rfc3339(*model::parse_rfc3339("2261-12-31T23:59:59Z")) ==
+        "2261-12-31T23:59:59Z");
+  REQUIRE(model::parse_rfc3339("1678-01-01T00:00:00Z").has_value());
+  CHECK(model::format_rfc3339(*model::parse_rfc3339("1678-01-01T00:00:00Z")) ==
+        "1678-01-01T00:00:00Z");
 
   ReportOptions options;
   options.policy_file = "unused.yaml";

@@ -11,9 +11,9 @@
 #include <fstream>
 #include <sstream>
 
-#include "controller/commands.h"
+#include "cli/commands.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::cli;
 namespace fs = std::filesystem;
 
 namespace {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "controller/snapshot_writer.h"
+#include "cli/snapshot_writer.h"
 
 using namespace loadshift;
 
@@ -24,7 +24,7 @@ TEST_CASE("the usage file lists pods in name order", "[snapshot]") {
   }
   std::sort(sorted.begin(), sorted.end());
   usage.pods.at("ml/train-10").cpu_milli = 4000;
-  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(controller::usage_file_json(usage));
+  nlohmann::ordered_json doc = nlohmann::ordered_json::parse(cli::usage_file_json(usage));
   std::vector<std::string> keys;
   for (const auto& item : doc["pods"].items()) keys.push_back(item.key());
   CHECK(keys == sorted);

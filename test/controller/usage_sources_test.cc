@@ -9,13 +9,14 @@
 #include <string>
 #include <vector>
 
-#include "controller/commands.h"
-#include "controller/usage_sources.h"
+#include "cli/commands.h"
+#include "usage/usage_sources.h"
 #include "metrics/file_source.h"
 #include "policy/loader.h"
 #include "test/metrics/fake_prometheus.h"
 
-using namespace loadshift::controller;
+using namespace loadshift::cli;
+using namespace loadshift::usage;
 
 namespace {
 

@@ -12,9 +12,11 @@
 #include <string>
 #include <string_view>
 
-#include "placement/decode.h"
+#include "model/decode.h"
 
 using namespace loadshift::placement;
+
+using namespace loadshift::model;
 
 namespace {
 

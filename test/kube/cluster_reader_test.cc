@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "controller/snapshot_files.h"
+#include "cli/snapshot_files.h"
 #include "kube/cluster_reader.h"
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
@@ -17,16 +17,16 @@ using loadshift::testing::fast_client;
 
 namespace {
 
-std::vector<std::string> pod_names(const loadshift::placement::Snapshot& snapshot) {
+std::vector<std::string> pod_names(const loadshift::model::Snapshot& snapshot) {
   std::vector<std::string> names;
   for (const auto& pod : snapshot.pods) names.push_back(pod.meta.namespace_ + "/" + pod.meta.name);
   std::sort(names.begin(), names.end());
   return names;
 }
 
-loadshift::placement::Snapshot seed_from_file() {
-  loadshift::placement::Snapshot snapshot;
-  auto summary = loadshift::controller::read_snapshot_files(
+loadshift::model::Snapshot seed_from_file() {
+  loadshift::model::Snapshot snapshot;
+  auto summary = loadshift::cli::read_snapshot_files(
       {std::string(LOADSHIFT_SOURCE_DIR) + "/examples/seed-cluster/cluster.yaml"}, &snapshot);
   REQUIRE(summary.ok());
   return snapshot;
@@ -66,7 +66,7 @@ TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][r
   ClusterRead read = read_cluster(client, options);
   CHECK(read.errors.empty());
   CHECK(read.not_installed.empty());
-  loadshift::placement::Snapshot file = seed_from_file();
+  loadshift::model::Snapshot file = seed_from_file();
   CHECK(read.snapshot.nodes.size() == file.nodes.size());
   CHECK(pod_names(read.snapshot) == pod_names(file));
   CHECK(read.snapshot.hyper_nodes.size() == file.hyper_nodes.size());

@@ -6,7 +6,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 namespace loadshift::testing {
 
@@ -19,7 +19,7 @@ inline nlohmann::json eviction_event(const std::string& name, const std::string&
       {"apiVersion", "events.k8s.io/v1"},
       {"kind", "Event"},
       {"metadata", {{"name", name}, {"namespace", ns}}},
-      {"eventTime", placement::format_micro_time(at)},
+      {"eventTime", model::format_micro_time(at)},
       {"reportingController", "loadshift.io/descheduler"},
       {"reportingInstance", "loadshift-0"},
       {"action", "Descheduled"},

@@ -7,10 +7,10 @@
 #include <random>
 #include <sstream>
 
-#include "controller/commands.h"
-#include "controller/snapshot_writer.h"
-#include "placement/decode.h"
-#include "placement/rfc3339.h"
+#include "cli/commands.h"
+#include "cli/snapshot_writer.h"
+#include "model/decode.h"
+#include "model/rfc3339.h"
 #include "test/kube/eviction_events.h"
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
@@ -18,7 +18,7 @@
 #include "test/metrics/fake_prometheus.h"
 
 namespace fs = std::filesystem;
-using namespace loadshift::controller;
+using namespace loadshift::cli;
 using loadshift::testing::FakeApiServer;
 
 namespace {
@@ -113,7 +113,7 @@ TEST_CASE("live report: the cool-down remembers the controller's Events, as `run
   ReportOptions live = seed_report_on(server, tmp);
   // Five minutes before --at, loadshift moved a pod of the same ReplicaSet from te5 onto te3:
   // sending k2x9p off te3 now would undo it.
-  const auto at = *loadshift::placement::parse_rfc3339(kAt);
+  const auto at = *loadshift::model::parse_rfc3339(kAt);
   nlohmann::json event = loadshift::testing::eviction_event(
       "low-priority-workload-5f6b7-a1b2c", "load-test", "low-priority-workload-5f6b7",
       at - std::chrono::minutes(5));
@@ -315,9 +315,9 @@ TEST_CASE("snapshot file: a list that started over leaves nothing twice", "[kube
   loadshift::kube::ClusterRead read = loadshift::kube::read_cluster(client, options, &expiring);
   CHECK(read.restarts == 1);
   CHECK(writer.finish() == 41);
-  loadshift::placement::Snapshot back;
-  loadshift::placement::DecodeSummary summary =
-      loadshift::placement::decode_json(file.str(), &back);
+  loadshift::model::Snapshot back;
+  loadshift::model::DecodeSummary summary =
+      loadshift::model::decode_json(file.str(), &back);
   for (const auto& e : summary.errors) UNSCOPED_INFO(e.to_string());
   REQUIRE(summary.ok());
   CHECK(back.pods.size() == 20);

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "placement/yaml_to_json.h"
+#include "model/yaml_to_json.h"
 #include "test/kube/fake_api_server.h"
 
 namespace loadshift::testing {
@@ -43,7 +43,7 @@ inline std::map<std::string, std::vector<nlohmann::json>> objects_of_yaml_file(
     const char* collection = collection_of_kind(object.value("kind", ""));
     if (collection != nullptr) out[collection].push_back(object);
   };
-  placement::convert_yaml_documents(text, [&](std::string_view json, int, int) {
+  model::convert_yaml_documents(text, [&](std::string_view json, int, int) {
     nlohmann::json doc = nlohmann::json::parse(json);
     if (doc.value("kind", "") == "List") {
       for (const auto& item : doc["items"]) add(item);

@@ -36,7 +36,7 @@ bool eventually(const std::function<bool()>& done) {
 }
 
 bool has_pod(const WatchCache& cache, const std::string& name) {
-  loadshift::placement::Snapshot s = cache.snapshot();
+  loadshift::model::Snapshot s = cache.snapshot();
   return std::any_of(s.pods.begin(), s.pods.end(),
                      [&](const auto& pod) { return pod.meta.name == name; });
 }
@@ -63,7 +63,7 @@ TEST_CASE("watch cache: first sync, then events keep it current", "[kube][cache]
   cache.start();
   REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
   CHECK(cache.unsynced().empty());
-  loadshift::placement::Snapshot first = cache.snapshot();
+  loadshift::model::Snapshot first = cache.snapshot();
   CHECK(first.nodes.size() == 8);
   CHECK(first.pods.size() == 20);
   CHECK(first.hyper_nodes.size() == 7);

@@ -7,6 +7,8 @@
 
 #include "gpu_builders.h"
 
+using namespace loadshift::placement;
+
 using namespace loadshift::testing;
 
 TEST_CASE("stack detection for each GPU stack", "[gpu]") {

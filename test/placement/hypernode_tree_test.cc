@@ -5,9 +5,10 @@
 #include <string>
 #include <vector>
 
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::placement {
+using namespace loadshift::model;
 namespace {
 
 StringMap labels(std::vector<std::pair<std::string, std::string>> pairs) {

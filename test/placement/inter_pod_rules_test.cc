@@ -3,9 +3,11 @@
 // scheduler filtering.go of both plugins), with hand-counted expectations.
 #include <catch2/catch.hpp>
 
-#include "builders.h"
+#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+
+using namespace loadshift::placement;
 
 using namespace loadshift::testing;
 

@@ -4,6 +4,8 @@
 
 using namespace loadshift::placement;
 
+using namespace loadshift::model;
+
 namespace {
 
 ResourceList requests(int64_t cpu_milli, int64_t memory) {

@@ -9,9 +9,11 @@
 #include <string>
 #include <vector>
 
-#include "builders.h"
+#include "test/model/builders.h"
 
 namespace {
+
+using namespace loadshift::placement;
 
 using namespace loadshift::testing;
 

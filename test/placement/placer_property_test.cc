@@ -10,7 +10,7 @@
 #include <regex>
 #include <set>
 
-#include "builders.h"
+#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
 
@@ -290,6 +290,8 @@ void add_storage(Random& r, Snapshot& snapshot) {
 }  // namespace
 
 #include "placer_brute_force.h"
+
+using namespace loadshift::placement;
 
 TEST_CASE("placer verdicts equal a brute-force check on random clusters", "[placer][property]") {
   size_t pairs = 0, feasible_pairs = 0, memo_rows = 0;

@@ -7,10 +7,12 @@
 #include <sstream>
 
 #include "placement/cluster_index.h"
-#include "placement/decode.h"
+#include "model/decode.h"
 #include "placement/placer.h"
 
 using namespace loadshift::placement;
+
+using namespace loadshift::model;
 
 namespace {
 

@@ -3,10 +3,12 @@
 #include <cstdlib>
 #include <new>
 
-#include "builders.h"
+#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
 #include "placement/predicates.h"
+
+using namespace loadshift::placement;
 
 using namespace loadshift::testing;
 

@@ -8,8 +8,10 @@
 
 #include "placement/cluster_index.h"
 #include "placement/scheduler_model.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
 #include "test/placement/node_scores.h"
+
+using namespace loadshift::placement;
 
 namespace loadshift::testing {
 namespace {

@@ -7,7 +7,9 @@
 
 #include "placement/cluster_index.h"
 #include "placement/scheduler_model.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
+
+using namespace loadshift::placement;
 
 namespace loadshift::testing {
 namespace {

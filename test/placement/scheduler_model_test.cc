@@ -10,8 +10,10 @@
 #include <tuple>
 
 #include "placement/cluster_index.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
 #include "test/placement/node_scores.h"
+
+using namespace loadshift::placement;
 
 namespace loadshift::testing {
 namespace {

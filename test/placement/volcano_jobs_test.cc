@@ -7,9 +7,10 @@
 
 #include "placement/hypernode_tree.h"
 #include "placement/ledger.h"
-#include "placement/model.h"
+#include "model/model.h"
 
 namespace loadshift::placement {
+using namespace loadshift::model;
 namespace {
 
 constexpr std::string_view kGroupName = "scheduling.k8s.io/group-name";

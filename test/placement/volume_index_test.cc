@@ -2,9 +2,11 @@
 // (issue 10, case 2).
 #include <catch2/catch.hpp>
 
-#include "builders.h"
+#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+
+using namespace loadshift::placement;
 
 using namespace loadshift::testing;
 using S = SelectorOperator;

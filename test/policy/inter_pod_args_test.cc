@@ -11,7 +11,7 @@ using namespace loadshift::policy::testing;
 using Catch::Matchers::Contains;
 using Catch::Matchers::Equals;
 using Strings = std::vector<std::string>;
-using Action = loadshift::placement::UnsatisfiableAction;
+using Action = loadshift::model::UnsatisfiableAction;
 
 namespace {
 

@@ -11,9 +11,9 @@
 
 namespace {
 
-using loadshift::placement::LabelSelector;
-using loadshift::placement::LabelSelectorRequirement;
-using loadshift::placement::StringMap;
+using loadshift::model::LabelSelector;
+using loadshift::model::LabelSelectorRequirement;
+using loadshift::model::StringMap;
 using loadshift::policy::parse_selector_string;
 
 // "key op [values]" per requirement, for compact comparisons.
@@ -75,7 +75,7 @@ TEST_CASE("the empty string is the selector that matches everything", "[policy][
   LabelSelector all = parse_selector_string("");
   CHECK(all.match_expressions.empty());
   CHECK(all.match_labels.empty());
-  CHECK(loadshift::placement::matches(all, StringMap{}));
+  CHECK(loadshift::model::matches(all, StringMap{}));
 }
 
 TEST_CASE("parsed selectors select labels as the descheduler does", "[policy][selector]") {

@@ -279,8 +279,8 @@ TEST_CASE("the Helm chart's default policy loads, every plugin with its args",
         InterPodAntiAffinityArgs{});
   const auto& spread = std::get<TopologySpreadArgs>(
       profile.config("RemovePodsViolatingTopologySpreadConstraint")->args);
-  CHECK(spread.constraints == std::vector<loadshift::placement::UnsatisfiableAction>{
-                                  loadshift::placement::UnsatisfiableAction::kDoNotSchedule});
+  CHECK(spread.constraints == std::vector<loadshift::model::UnsatisfiableAction>{
+                                  loadshift::model::UnsatisfiableAction::kDoNotSchedule});
   CHECK(spread.topology_balance_node_fit);
   CHECK(spread == TopologySpreadArgs{});
   const auto& lnu = std::get<NodeUtilizationArgs>(profile.config("LowNodeUtilization")->args);

@@ -4,7 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/workload_moves.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "test/kube/eviction_events.h"
 #include "test/run/run_fixture.h"
 
@@ -53,7 +53,7 @@ nlohmann::json replacement_of(nlohmann::json original, const std::string& name,
   original["metadata"]["name"] = name;
   original["metadata"]["uid"] = "uid-" + name;
   original["metadata"]["creationTimestamp"] =
-      placement::format_rfc3339(std::chrono::system_clock::now());
+      model::format_rfc3339(std::chrono::system_clock::now());
   original["metadata"].erase("resourceVersion");
   original["metadata"].erase("deletionTimestamp");
   original["spec"]["nodeName"] = node;
@@ -216,7 +216,7 @@ TEST_CASE("rebuild_workload_moves keeps loadshift's eviction Events within the w
   events.push_back(eviction_event("b", "ns2", "db-1", now - minutes(45)));   // outside 30m
   nlohmann::json series = eviction_event("c", "ns3", "api-1", now - minutes(50));
   series["series"] = {{"count", 2},
-                      {"lastObservedTime", placement::format_micro_time(now - minutes(2))}};
+                      {"lastObservedTime", model::format_micro_time(now - minutes(2))}};
   events.push_back(series);  // its series is recent
   nlohmann::json other = eviction_event("d", "ns4", "x-1", now);
   other["reportingController"] = "someone-else";

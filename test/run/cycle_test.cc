@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "controller/pod_evictor.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "test/run/run_fixture.h"
 
 using namespace loadshift;
@@ -233,7 +233,7 @@ TEST_CASE("the evictor: 404, a replaced pod, retries of 5xx", "[run]") {
   controller::PodEvictorOptions options;
   options.first_backoff = std::chrono::milliseconds(10);
   controller::PodEvictor evictor(client, options);
-  placement::Pod pod;
+  model::Pod pod;
   pod.meta.namespace_ = "load-test";
   pod.meta.name = kHotPodA;
   pod.meta.uid = "uid-" + kHotPodA;
@@ -255,7 +255,7 @@ TEST_CASE("the evictor: 404, a replaced pod, retries of 5xx", "[run]") {
     CHECK(count_requests(server, "POST", "/eviction") == 0);
   }
   SECTION("a pod recreated under the same name is never hit") {
-    placement::Pod stale = pod;
+    model::Pod stale = pod;
     stale.meta.uid = "uid-of-an-older-pod";
     controller::EvictionOutcome outcome = evictor.evict(stale, allowed);
     CHECK(outcome.result == controller::EvictionResult::kReplaced);
@@ -441,7 +441,7 @@ TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[ru
   settings.plan.max_in_flight_per_workload = 0;
   Replica replica(server, prometheus, tmp, policy, settings);
   // Plan on the cache as it is, then change the world before the executor runs.
-  placement::Snapshot snapshot = replica.cache.snapshot();
+  model::Snapshot snapshot = replica.cache.snapshot();
   placement::ClusterIndex index(snapshot);
   strategies::Plan plan;
   strategies::EvictionDecision decision;
@@ -540,7 +540,7 @@ TEST_CASE("a finished pod that RemoveFailedPods chose is evicted, without a targ
     pod["status"]["reason"] = "OutOfcpu";
     pod["status"].erase("conditions");
     pod["metadata"]["creationTimestamp"] =
-        placement::format_rfc3339(std::chrono::system_clock::now() - std::chrono::hours(2));
+        model::format_rfc3339(std::chrono::system_clock::now() - std::chrono::hours(2));
   }
   REQUIRE(found);
   // Its sibling is not Ready: the per-workload limit (1 in flight) would hold a running pod

@@ -144,7 +144,7 @@ TEST_CASE("token rotation mid-run: the client reads the new token and goes on", 
   server.remove_token("first-token");
   tmp.write("token", "second-token\n");
   controller::PodEvictor evictor(client, {});
-  placement::Pod pod;
+  model::Pod pod;
   pod.meta.namespace_ = "load-test";
   pod.meta.name = kHotPodA;
   pod.meta.uid = "uid-" + kHotPodA;

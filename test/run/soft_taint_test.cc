@@ -67,7 +67,7 @@ std::function<FakeResponse(const FakeRequest&)> usage_with(
 
 bool cache_sees_taint(Replica& replica, bool wanted) {
   return eventually([&] {
-    std::optional<placement::Node> node = replica.cache.node("te3");
+    std::optional<model::Node> node = replica.cache.node("te3");
     return node && controller::has_soft_taint(*node) == wanted;
   });
 }

@@ -16,9 +16,11 @@
 #include "strategies/evictability.h"
 #include "strategies/plan_context.h"
 #include "strategies/plugins.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
 
 namespace loadshift::testing {
+
+using namespace loadshift::placement;
 
 // A pod of a ReplicaSet (bare pods are protected by DefaultEvictor), 1 GiB of memory.
 inline Pod workload_pod(const std::string& name, int64_t cpu_milli, const std::string& node,

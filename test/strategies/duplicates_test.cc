@@ -37,7 +37,7 @@ std::vector<Pod> copies(const std::string& rs, const std::string& node, int n,
   return out;
 }
 
-void add(placement::ObjectList<Pod>& to, const std::vector<Pod>& pods) {
+void add(model::ObjectList<Pod>& to, const std::vector<Pod>& pods) {
   for (const Pod& pod : pods) to.push_back(pod);
 }
 
@@ -114,7 +114,7 @@ TEST_CASE("RemoveDuplicates: copies that only one node admits stay, each with it
   DescheduleSetup setup;
   setup.snapshot.nodes = {make_node("n1"), make_node("n2")};
   setup.snapshot.nodes[1].taints.push_back(
-      placement::Taint{"dedicated", "gpu", placement::TaintEffect::kNoSchedule});
+      model::Taint{"dedicated", "gpu", model::TaintEffect::kNoSchedule});
   add(setup.snapshot.pods, copies("web", "n1", 3));
   DescheduleOutcome out = dedupe(setup, {});
   CHECK(out.moves.empty());
@@ -126,8 +126,8 @@ TEST_CASE("RemoveDuplicates: copies that only one node admits stay, each with it
   // Tolerating the taint, the copies have two nodes: one moves.
   for (Pod& pod : setup.snapshot.pods) {
     pod.tolerations.push_back(
-        placement::Toleration{"dedicated", placement::TolerationOperator::kEqual, "gpu",
-                              placement::TaintEffect::kNoSchedule, std::nullopt});
+        model::Toleration{"dedicated", model::TolerationOperator::kEqual, "gpu",
+                              model::TaintEffect::kNoSchedule, std::nullopt});
   }
   CHECK(dedupe(setup, {}).moves == Moves{"web-n1-2->n2"});
 }

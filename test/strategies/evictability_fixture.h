@@ -5,7 +5,7 @@
 #include <utility>
 #include <vector>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "strategies/evictability.h"
 #include "test/strategies/plan_fixture.h"
 
@@ -18,15 +18,15 @@ using strategies::WorkloadSwitches;
 // would make the pod unmovable).
 struct OnePod : PlanFixture {
   explicit OnePod(Pod pod, std::vector<Pod> others = {},
-                  std::vector<placement::Namespace> namespaces = {}) {
+                  std::vector<model::Namespace> namespaces = {}) {
     snapshot.nodes = {make_node("n1"), make_node("n2")};
     snapshot.namespaces = std::move(namespaces);
     snapshot.pods.push_back(std::move(pod));
     for (Pod& other : others) snapshot.pods.push_back(std::move(other));
     for (const Pod& p : snapshot.pods) {
-      for (const placement::Volume& v : p.volumes) {
+      for (const model::Volume& v : p.volumes) {
         if (v.kind != kVolumePersistentClaim) continue;
-        placement::PersistentVolumeClaim& claim = snapshot.persistent_volume_claims.emplace_back();
+        model::PersistentVolumeClaim& claim = snapshot.persistent_volume_claims.emplace_back();
         claim.meta.namespace_ = p.meta.namespace_;
         claim.meta.name = v.claim_name;
         claim.volume_name = "pv-" + p.meta.namespace_ + "-" + v.claim_name;
@@ -35,7 +35,7 @@ struct OnePod : PlanFixture {
         snapshot.persistent_volumes.emplace_back().meta.name = claim.volume_name;
       }
     }
-    options.now = *placement::parse_rfc3339("2026-11-22T04:00:00Z");
+    options.now = *model::parse_rfc3339("2026-11-22T04:00:00Z");
     build();
   }
   // LoadAware's default switches (its args carry them, so hints name them).

@@ -33,10 +33,10 @@ TEST_CASE("the evict annotation overrides protections but not the later rules",
     args.protections.without_pdb = true;
     args.min_pod_age = policy::Duration{600000, "10m"};
     args.min_replicas = 5;
-    args.label_selector = placement::LabelSelector{labels({{"app", "x"}}), {}};
+    args.label_selector = model::LabelSelector{labels({{"app", "x"}}), {}};
     CHECK(f.reason(args) == "");
     SECTION("but not the namespace rule") {
-      args.namespace_label_selector = placement::LabelSelector{
+      args.namespace_label_selector = model::LabelSelector{
           labels({{"kubernetes.io/metadata.name", "other"}}), {}};
       CHECK(f.reason(args) ==
             "namespace not selected: namespace default does not match namespaceLabelSelector");
@@ -278,7 +278,7 @@ TEST_CASE("namespaceLabelSelector: the Namespaces' labels, else the name label, 
         "than kubernetes.io/metadata.name, and the snapshot holds no Namespace objects");
 
   // With the cluster's Namespaces (the controller reads them), their labels decide.
-  placement::Namespace apps, batch;
+  model::Namespace apps, batch;
   apps.meta.name = "apps";
   apps.meta.labels = labels({{"team", "a"}});
   batch.meta.name = "batch";

@@ -4,7 +4,7 @@
 // a 500m pod is 1.5625% cpu.
 #include <catch2/catch.hpp>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 
 #include <chrono>
 #include <string>
@@ -157,7 +157,7 @@ TEST_CASE("per-workload cool-down: a move is not undone within the window") {
     // The replacement of a move off far landed on hot (not where the plan counted it).
     moved["apps/ReplicaSet/busy-rs"] = {{"far", "cold", five_ago}};
     r.f.snapshot.pods[0].meta.creation_timestamp =
-        placement::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
+        model::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     CHECK(r.skip("busy") ==
           "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved off far 5m ago and a "
@@ -166,7 +166,7 @@ TEST_CASE("per-workload cool-down: a move is not undone within the window") {
   SECTION("a replacement that came back to the node its move left stays there") {
     moved["apps/ReplicaSet/busy-rs"] = {{"hot", "cold", five_ago}};
     r.f.snapshot.pods[0].meta.creation_timestamp =
-        placement::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
+        model::format_rfc3339(r.f.options.now - std::chrono::minutes(4));
     CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());
     CHECK(r.skip("busy") ==
           "workload cooling down: a pod of apps/ReplicaSet/busy-rs moved off hot 5m ago and this "

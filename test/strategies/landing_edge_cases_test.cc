@@ -92,7 +92,7 @@ TEST_CASE("the cool-down leaves the deschedule plugins and finished pods alone")
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("hot"), make_node("cold")};
   Pod done = owned_pod("done", "hot", 4000, "busy-rs");
-  done.phase = placement::PodPhase::kSucceeded;
+  done.phase = model::PodPhase::kSucceeded;
   r.f.snapshot.pods = {done, owned_pod("busy-1", "hot", 4000, "busy-rs")};
   r.f.usage = usage_of({{"hot", {99, 40}}, {"cold", {10, 10}}});
   strategies::WorkloadMoves moved;
@@ -115,7 +115,7 @@ TEST_CASE("a taint the controller removes this cycle is not counted in the predi
   BalanceRun r;
   r.f.snapshot.nodes = {make_node("hot"), make_node("cool1"), make_node("cool2")};
   r.f.snapshot.nodes[1].taints.push_back(
-      {"loadshift.io/overutilized", "", placement::TaintEffect::kPreferNoSchedule});
+      {"loadshift.io/overutilized", "", model::TaintEffect::kPreferNoSchedule});
   r.f.snapshot.pods = {owned_pod("busy", "hot", 500, "busy-rs"),
                        owned_pod("reserved", "cool2", 8000, "reserved-rs")};
   r.f.usage = usage_of({{"hot", {92, 40}}, {"cool1", {10, 10}}, {"cool2", {10, 10}}});

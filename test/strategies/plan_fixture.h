@@ -23,9 +23,11 @@
 #include "strategies/evictability.h"
 #include "strategies/plan.h"
 #include "strategies/plan_context.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
 
 namespace loadshift::testing {
+
+using namespace loadshift::placement;
 
 // A running pod of namespace `ns` owned (controller) by ReplicaSet `owner`, 1 GiB memory.
 inline Pod owned_pod(const std::string& name, const std::string& node, int64_t cpu_milli = 500,

@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <chrono>
 
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "strategies/predicted_usage.h"
 #include "test/strategies/deschedule_fixture.h"
 
@@ -22,7 +22,7 @@ const std::chrono::system_clock::time_point kNow =
     std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
 
 std::string created_ago(std::chrono::seconds ago) {
-  return placement::format_rfc3339(kNow - ago);
+  return model::format_rfc3339(kNow - ago);
 }
 
 constexpr std::chrono::hours kHour{1};
@@ -148,7 +148,7 @@ TEST_CASE("PodLifeTime: namespaces, labelSelector, ownerKinds and exit codes nar
   policy::PodLifeTimeArgs args;
   args.max_pod_life_time_seconds = 86400;
   args.namespaces.include = {"namespace1", "namespace2"};
-  placement::LabelSelector selector;
+  model::LabelSelector selector;
   selector.match_labels.set("component", "redis");
   selector.match_expressions.push_back({"tier", "In", {"cache"}});
   selector.match_expressions.push_back({"environment", "NotIn", {"dev"}});
@@ -205,7 +205,7 @@ TEST_CASE("PodLifeTime: a pod without a readable creation time is never old enou
 }
 
 // A condition that changed `ago` before kNow.
-placement::PodConditions::Condition changed(std::string_view type, std::string_view status,
+model::PodConditions::Condition changed(std::string_view type, std::string_view status,
                                             std::string_view reason, std::chrono::seconds ago) {
   return {
       type, status, reason,
@@ -418,7 +418,7 @@ TEST_CASE("RemoveFailedPods: container reasons; the 3600 s default; bare pods st
 TEST_CASE("a finished pod's eviction frees nothing in the predicted usage", "[pod_status]") {
   // Its node never counted it (no usage, no requests): a balance plugin after RemoveFailedPods
   // must not see the node relieved by it.
-  placement::Snapshot snapshot;
+  model::Snapshot snapshot;
   snapshot.nodes = {make_node("te1", 32000), make_node("te2", 32000)};
   Pod failed = workload_pod("failed", 4000, "te1");
   failed.phase = PodPhase::kFailed;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "policy/loader.h"
-#include "placement/rfc3339.h"
+#include "model/rfc3339.h"
 #include "test/strategies/balance_harness.h"
 
 namespace {
@@ -67,12 +67,12 @@ TEST_CASE("review: a duplicated node name is neither source nor target",
 // so, which minPodAge then compared with now.
 TEST_CASE("review: pod times outside the clock's range are refused, not wrapped",
           "[review][pod_time]") {
-  using placement::parse_rfc3339;
-  CHECK_FALSE(placement::parse_rfc3339("0001-01-01T00:00:00Z").has_value());
-  CHECK_FALSE(placement::parse_rfc3339("1000-06-01T00:00:00Z").has_value());
-  CHECK_FALSE(placement::parse_rfc3339("9999-12-31T23:59:59Z").has_value());
-  CHECK(placement::parse_rfc3339("1970-01-01T00:00:00Z").has_value());
-  CHECK(placement::parse_rfc3339("2200-01-01T00:00:00Z").has_value());
+  using model::parse_rfc3339;
+  CHECK_FALSE(model::parse_rfc3339("0001-01-01T00:00:00Z").has_value());
+  CHECK_FALSE(model::parse_rfc3339("1000-06-01T00:00:00Z").has_value());
+  CHECK_FALSE(model::parse_rfc3339("9999-12-31T23:59:59Z").has_value());
+  CHECK(model::parse_rfc3339("1970-01-01T00:00:00Z").has_value());
+  CHECK(model::parse_rfc3339("2200-01-01T00:00:00Z").has_value());
 
   policy::DefaultEvictorArgs args = default_evictor();
   args.min_pod_age = policy::Duration{300000, "5m"};

@@ -9,7 +9,9 @@
 #include "placement/cluster_index.h"
 #include "policy/loader.h"
 #include "strategies/plan.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
+
+using namespace loadshift::placement;
 
 namespace {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "strategies/target_search.h"
-#include "test/placement/builders.h"
+#include "test/model/builders.h"
 
 namespace {
 
@@ -23,7 +23,7 @@ using strategies::TargetCaps;
 
 // The rule as the maps state it: usage now (0 when not tracked) plus the pod's share of the
 // node's allocatable (a node with none of a resource takes no pod that needs some).
-std::string over_by_maps(const placement::Node& node, const policy::Percentages& now,
+std::string over_by_maps(const model::Node& node, const policy::Percentages& now,
                          const policy::Percentages& cap, const PodAmounts& load) {
   for (const auto& [resource, limit] : cap) {
     auto it = now.find(resource);
@@ -50,7 +50,7 @@ std::string over_by_caps(const TargetCaps& caps, const PredictedUsage& predicted
 
 TEST_CASE("TargetCaps: per-node caps, untracked resources, nodes without a resource",
           "[target_search]") {
-  placement::Snapshot snapshot;
+  model::Snapshot snapshot;
   snapshot.nodes = {make_node("a", 10000), make_node("b", 20000), make_node("c", 10000),
                     make_node("d", 10000)};
   snapshot.nodes[1].allocatable.set("nvidia.com/gpu", 8);
@@ -64,7 +64,7 @@ TEST_CASE("TargetCaps: per-node caps, untracked resources, nodes without a resou
       {{"cpu", 80}, {"memory", 90}}, {{"cpu", 80}, {"nvidia.com/gpu", 50}}, {{"memory", 90}}, {}};
   TargetCaps caps(snapshot, high, predicted);
 
-  placement::ResourceList requests;
+  model::ResourceList requests;
   requests.set("nvidia.com/gpu", 4);
   PodAmounts pod{
       .cpu_milli = 1500, .memory_bytes = 2.0 * (int64_t{1} << 30), .requests = &requests};
@@ -95,10 +95,10 @@ TEST_CASE("TargetCaps agrees with the maps on random caps and usage", "[target_s
   std::mt19937 random(7);
   const std::vector<std::string> names = {"cpu", "memory", "pods", "nvidia.com/gpu"};
   for (int round = 0; round < 200; ++round) {
-    placement::Snapshot snapshot;
+    model::Snapshot snapshot;
     size_t node_count = 1 + random() % 6;
     for (size_t n = 0; n < node_count; ++n) {
-      placement::Node node = make_node(
+      model::Node node = make_node(
           "n" + std::to_string(n), static_cast<int64_t>(1000 + random() % 64000),
           static_cast<int64_t>(1 + random() % 256) << 30, static_cast<int64_t>(random() % 4 * 50));
       if (random() % 2) node.allocatable.set("nvidia.com/gpu", static_cast<int64_t>(random() % 9));
@@ -121,7 +121,7 @@ TEST_CASE("TargetCaps agrees with the maps on random caps and usage", "[target_s
       if (random() % 10 == 0) high[n]["cpu"] = std::numeric_limits<double>::infinity();
     }
     TargetCaps caps(snapshot, high, predicted);
-    placement::ResourceList requests;
+    model::ResourceList requests;
     requests.set("nvidia.com/gpu", static_cast<int64_t>(random() % 3));
     PodAmounts pod{.cpu_milli = static_cast<double>(random() % 8000),
                    .memory_bytes = static_cast<double>(random() % (int64_t{32} << 30)),

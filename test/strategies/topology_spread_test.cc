@@ -17,7 +17,7 @@ using Catch::Matchers::StartsWith;
 
 namespace {
 
-using Action = placement::UnsatisfiableAction;
+using Action = model::UnsatisfiableAction;
 
 DescheduleOutcome spread(const DescheduleSetup& setup,
                          const policy::TopologySpreadArgs& args = {}) {

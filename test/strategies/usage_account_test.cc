@@ -75,14 +75,14 @@ TEST_CASE("the usage account moves every eviction: load out of the source, in wh
 
 TEST_CASE("what surely left a node: measured load's share of capacity, nothing of an estimate",
           "[usage_account]") {
-  placement::Snapshot snapshot;
+  model::Snapshot snapshot;
   snapshot.nodes = {make_node("n1", 32000), make_node("n2", 32000)};
   snapshot.nodes[0].capacity.cpu_milli = 40000;  // 8 cores reserved: allocatable 32 of 40
   PredictedUsage usage(snapshot, {"cpu", "pods"});
   usage.track_uncertain_departures();
   usage.set(0, {{"cpu", 50}, {"pods", 10}});
   usage.set(1, {{"cpu", 10}, {"pods", 10}});
-  placement::ResourceList requests;
+  model::ResourceList requests;
   requests.pods = 1;
   strategies::PodAmounts measured{.cpu_milli = 3200, .measured = true, .requests = &requests};
   strategies::PodAmounts estimated{.cpu_milli = 1600, .measured = false, .requests = &requests};
