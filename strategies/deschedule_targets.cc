@@ -52,10 +52,10 @@ std::string selector_text(const std::optional<model::LabelSelector>& selector) {
 bool admit_for_eviction(PlanContext& ctx, const ProfileScope& scope, PodId pod,
                         const std::string& strategy) {
   if (std::optional<std::string> why = scope.filter->reject_reason(pod, WorkloadSwitches{})) {
-    ctx.skip(pod, strategy, std::move(*why));
+    ctx.skip(pod, strategy, SkipCode::kNotEvictable, std::move(*why));
     return false;
   }
-  if (std::optional<std::string> why = ctx.limit_reason(pod, nullptr)) {
+  if (std::optional<Skip> why = ctx.limit_reason(pod, nullptr)) {
     ctx.skip(pod, strategy, std::move(*why));
     return false;
   }

@@ -142,7 +142,7 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
       for (const auto& [node, pods] : group.dup) {
         for (PodId pod : pods) {
           if (ctx.planned(pod)) continue;
-          ctx.skip(pod, kStrategy,
+          ctx.skip(pod, kStrategy, SkipCode::kNoSpread,
                    "a duplicate of " + key + " on " + node_with_pool(ctx, node) +
                        ", but fewer than two nodes admit its copies (taints, nodeSelector, "
                        "node affinity): nothing to spread over");
@@ -179,7 +179,7 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
         TargetFound target =
             targets.best(pod, targets.candidates(), &spread);
         if (!target.node) {
-          ctx.skip(pod, kStrategy, "no node fits: " + why + "; " + target.why_not);
+          ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + why + "; " + target.why_not);
           continue;
         }
         std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;

@@ -314,11 +314,11 @@ class LoadAware {
       const std::string& ns = snapshot_.pods[pod].meta.namespace_;
       if (std::find(args_.excluded_namespaces.begin(), args_.excluded_namespaces.end(), ns) !=
           args_.excluded_namespaces.end()) {
-        ctx_.skip(pod, kName, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        ctx_.skip(pod, kName, SkipCode::kNamespaceExcluded, "namespace excluded: evictableNamespaces.exclude lists " + ns);
         continue;
       }
       if (std::optional<std::string> why = scope_->filter->reject_reason(pod, switches)) {
-        ctx_.skip(pod, kName, std::move(*why));
+        ctx_.skip(pod, kName, SkipCode::kNotEvictable, std::move(*why));
         continue;
       }
       PodAmounts load = estimated_load(ctx_, pod);
@@ -372,7 +372,7 @@ class LoadAware {
       if (excess.empty()) {
         std::string why = "node relieved: " + name(source) +
                           " is within its targetThresholds after the evictions planned";
-        for (const Candidate& c : candidates) ctx_.skip(c.rank.pod, kName, why);
+        for (const Candidate& c : candidates) ctx_.skip(c.rank.pod, kName, SkipCode::kNodeRelieved, why);
         return;
       }
       size_t index = pick(candidates, excess);
@@ -388,15 +388,15 @@ class LoadAware {
           estimate += amount_text(entry.first, chosen.load.amount(entry.first));
         }
         ctx_.skip(
-            pod, kName,
+            pod, kName, SkipCode::kNoRelief,
             "no relief: est. " + estimate + ", nothing of what " + name(source) + " is over on");
         continue;
       }
       if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
-        ctx_.skip(pod, kName, std::move(*cooling));
+        ctx_.skip(pod, kName, SkipCode::kCoolingDown, std::move(*cooling));
         continue;
       }
-      if (std::optional<std::string> limit = ctx_.limit_reason(pod, &args_.eviction_limits)) {
+      if (std::optional<Skip> limit = ctx_.limit_reason(pod, &args_.eviction_limits)) {
         ctx_.skip(pod, kName, std::move(*limit));
         continue;
       }
@@ -414,7 +414,7 @@ class LoadAware {
       query.order = predicted_landing ? TargetOrder::kFirstFeasible : TargetOrder::kBest;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
-        ctx_.skip(pod, kName, search.why_not);
+        ctx_.skip(pod, kName, SkipCode::kNoTarget, search.why_not);
         continue;
       }
       NodeId target = *search.target;
@@ -424,7 +424,7 @@ class LoadAware {
                                 is_target_, chosen.load);
         if (!landing.problem.empty()) {
           comes_back = comes_back || landing.back_on_source;
-          ctx_.skip(pod, kName, std::move(landing.problem));
+          ctx_.skip(pod, kName, SkipCode::kLandingRefused, std::move(landing.problem));
           continue;
         }
         if (landing.landing != placement::kNoNode) target = landing.landing;

@@ -118,7 +118,7 @@ void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& sco
         // Upstream evicts here when nodeFit is off; loadshift never evicts a pod the placement
         // core cannot place (the pod keeps running on a NoSchedule node; evicted, it would stay
         // Pending).
-        ctx.skip(pod, kStrategy, "no node fits: " + violation + "; " + target.why_not);
+        ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + violation + "; " + target.why_not);
       }
     }
   }

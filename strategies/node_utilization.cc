@@ -202,15 +202,15 @@ class NodeUtilization {
       if (ctx_.planned(pod)) continue;
       const std::string& ns = snapshot_.pods[pod].meta.namespace_;
       if (excluded(args_.excluded_namespaces, ns)) {
-        ctx_.skip(pod, plugin_, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        ctx_.skip(pod, plugin_, SkipCode::kNamespaceExcluded, "namespace excluded: evictableNamespaces.exclude lists " + ns);
         continue;
       }
       if (std::optional<std::string> why = scope_.filter->reject_reason(pod, {})) {
-        ctx_.skip(pod, plugin_, std::move(*why));
+        ctx_.skip(pod, plugin_, SkipCode::kNotEvictable, std::move(*why));
         continue;
       }
       if (only_thresholding && !requests_thresholding_resource(pod)) {
-        ctx_.skip(pod, plugin_,
+        ctx_.skip(pod, plugin_, SkipCode::kNotThresholding,
                   "requests none of the thresholds' resources: evictionModes "
                   "OnlyThresholdingResources");
         continue;
@@ -311,7 +311,7 @@ class LowNodeUtilization : public NodeUtilization {
       PodId pod = candidates[i].pod;
       if (metric_resource_ && evicted >= per_node) {
         for (size_t k = i; k < candidates.size(); ++k) {
-          ctx_.skip(candidates[k].pod, plugin_,
+          ctx_.skip(candidates[k].pod, plugin_, SkipCode::kPerNodeRun,
                     "at most " + std::to_string(per_node) + (per_node == 1 ? " pod" : " pods") +
                         " per overutilized node per run: MetricResource has no per-pod usage (" +
                         (args_.eviction_limit_node ? "evictionLimits.node" : "upstream's rule") +
@@ -322,7 +322,7 @@ class LowNodeUtilization : public NodeUtilization {
       Percentages excess = excess_over(predicted_->of(source), high_[source]);
       if (excess.empty()) {
         for (size_t k = i; k < candidates.size(); ++k) {
-          ctx_.skip(candidates[k].pod, plugin_,
+          ctx_.skip(candidates[k].pod, plugin_, SkipCode::kNodeRelieved,
                     "node relieved: " + name(source) +
                         " is within its targetThresholds after the evictions planned");
         }
@@ -337,17 +337,17 @@ class LowNodeUtilization : public NodeUtilization {
         relief += share.at(entry.first);
       }
       if (!metric_resource_ && relief <= kEpsilon) {
-        ctx_.skip(pod, plugin_,
+        ctx_.skip(pod, plugin_, SkipCode::kNoRelief,
                   "no relief: " + std::string(real_usage_ ? "est. " : "requests ") +
                       amount_text(over.front(), load.amount(over.front())) + ", nothing of what " +
                       name(source) + " is over on");
         continue;
       }
       if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
-        ctx_.skip(pod, plugin_, std::move(*cooling));
+        ctx_.skip(pod, plugin_, SkipCode::kCoolingDown, std::move(*cooling));
         continue;
       }
-      if (std::optional<std::string> limit = ctx_.limit_reason(pod, &limits_)) {
+      if (std::optional<Skip> limit = ctx_.limit_reason(pod, &limits_)) {
         ctx_.skip(pod, plugin_, std::move(*limit));
         continue;
       }
@@ -361,7 +361,7 @@ class LowNodeUtilization : public NodeUtilization {
       query.rule = returns ? &*returns : nullptr;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
-        ctx_.skip(pod, plugin_, search.why_not);
+        ctx_.skip(pod, plugin_, SkipCode::kNoTarget, search.why_not);
         continue;
       }
       NodeId target = *search.target;
@@ -443,10 +443,10 @@ class HighNodeUtilization : public NodeUtilization {
     for (const PodRank& rank : candidates_on(source, only_thresholding)) {
       PodId pod = rank.pod;
       if (std::optional<std::string> cooling = ctx_.cooldown_reason(pod)) {
-        ctx_.skip(pod, plugin_, std::move(*cooling));
+        ctx_.skip(pod, plugin_, SkipCode::kCoolingDown, std::move(*cooling));
         continue;
       }
-      if (std::optional<std::string> limit = ctx_.limit_reason(pod, nullptr)) {
+      if (std::optional<Skip> limit = ctx_.limit_reason(pod, nullptr)) {
         ctx_.skip(pod, plugin_, std::move(*limit));
         continue;
       }
@@ -462,7 +462,7 @@ class HighNodeUtilization : public NodeUtilization {
       query.rule = returns ? &*returns : nullptr;
       TargetSearch search = find_target(ctx_, pod, query);
       if (!search.target) {
-        ctx_.skip(pod, plugin_, search.why_not);
+        ctx_.skip(pod, plugin_, SkipCode::kNoTarget, search.why_not);
         continue;
       }
       NodeId target = *search.target;

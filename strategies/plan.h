@@ -41,10 +41,42 @@ struct EvictionDecision {
   NodeId placed() const { return landing != placement::kNoNode ? landing : target; }
 };
 
+// Why a plugin kept a pod, for programs (the controller's metrics, filters); SkippedPod::reason
+// says it for people. Codes are stable; their names are to_string's.
+enum class SkipCode {
+  kNotEvictable,       // the evictability filter refused the pod (DefaultEvictor's rules)
+  kNamespaceExcluded,  // the plugin's evictableNamespaces.exclude
+  kNotThresholding,    // requests none of the thresholds' resources (OnlyThresholdingResources)
+  kNodeRelieved,       // its node is within its targets after the evictions planned
+  kNoRelief,           // evicting it takes nothing of what its node is over on
+  kPerNodeRun,         // MetricResource's per-node cap of one run
+  kCoolingDown,        // its workload moved within the cool-down
+  kAlreadyPlanned,     // another plugin planned it
+  kTotalLimit,         // maxNoOfPodsToEvictTotal
+  kNodeLimit,          // maxNoOfPodsToEvictPerNode or the plugin's evictionLimits.node
+  kNamespaceLimit,     // maxNoOfPodsToEvictPerNamespace or evictionLimits.namespace
+  kWorkloadLimit,      // the plugin's evictionLimits.workload
+  kWorkloadInFlight,   // its workload has pods in flight (--max-in-flight-per-workload)
+  kGangDisrupted,      // its Volcano job already loses a pod this cycle
+  kGangMinAvailable,   // its Volcano job would fall below minAvailable
+  kNoTarget,           // no node fits (nodeFit, the placement core, the plugin's targets)
+  kNoSpread,           // RemoveDuplicates: fewer than two nodes admit the copies
+  kLandingRefused,     // the predicted landing is not one the plugin accepts
+};
+// "not_evictable", "namespace_excluded", ..., "landing_refused"
+const char* to_string(SkipCode code);
+
+// A skip before it is recorded: the code and the reason.
+struct Skip {
+  SkipCode code;
+  std::string reason;
+};
+
 struct SkippedPod {
   PodId pod = 0;
   NodeId node = placement::kNoNode;
   std::string strategy;
+  SkipCode code = SkipCode::kNotEvictable;
   // A short, stable reason first, then detail after ": ", e.g.
   // "priority at or above threshold: 2000001000 >= 2000000000". The report groups by the part
   // before the first ": ".
@@ -96,7 +128,6 @@ struct Plan {
   std::vector<std::string> notes;
   std::vector<PluginRun> plugin_runs;  // every plugin run, in run order
 };
-
 
 struct PlanOptions {
   // "Now", for minPodAge and pod ages; the report's --at.

@@ -215,15 +215,16 @@ void PlanContext::write_after(NodeId node) {
   state.memory_after = memory->second;
 }
 
-std::optional<std::string> PlanContext::limit_reason(PodId pod,
-                                                     const policy::EvictionLimits* limits) const {
+std::optional<Skip> PlanContext::limit_reason(PodId pod,
+                                              const policy::EvictionLimits* limits) const {
   const model::Snapshot& snap = index_.snapshot();
   const model::Pod& p = snap.pods[pod];
   if (planned(pod)) {
     for (const EvictionDecision& decision : plan_.evictions) {
-      if (decision.pod == pod) return "already planned by " + decision.strategy;
+      if (decision.pod == pod)
+        return Skip{SkipCode::kAlreadyPlanned, "already planned by " + decision.strategy};
     }
-    return std::string("already planned");
+    return Skip{SkipCode::kAlreadyPlanned, "already planned"};
   }
 
   const NodeId node = index_.node_of(pod);
@@ -234,30 +235,36 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
       namespace_count == evicted_per_namespace_.end() ? 0 : namespace_count->second;
 
   if (policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total) {
-    return "total eviction limit reached: " + std::to_string(evicted_total_) + " of " +
-           std::to_string(*policy_.max_pods_to_evict_total) + " (maxNoOfPodsToEvictTotal)";
+    return Skip{SkipCode::kTotalLimit,
+                "total eviction limit reached: " + std::to_string(evicted_total_) + " of " +
+                    std::to_string(*policy_.max_pods_to_evict_total) +
+                    " (maxNoOfPodsToEvictTotal)"};
   }
   if (policy_.max_pods_to_evict_per_node && node != placement::kNoNode &&
       on_node >= *policy_.max_pods_to_evict_per_node) {
-    return "node eviction limit reached: " + std::to_string(on_node) + " of " +
-           std::to_string(*policy_.max_pods_to_evict_per_node) + " from " + node_name +
-           " (maxNoOfPodsToEvictPerNode)";
+    return Skip{SkipCode::kNodeLimit, "node eviction limit reached: " + std::to_string(on_node) +
+                                          " of " +
+                                          std::to_string(*policy_.max_pods_to_evict_per_node) +
+                                          " from " + node_name + " (maxNoOfPodsToEvictPerNode)"};
   }
   if (policy_.max_pods_to_evict_per_namespace &&
       in_namespace >= *policy_.max_pods_to_evict_per_namespace) {
-    return "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
-           std::to_string(*policy_.max_pods_to_evict_per_namespace) + " in " + p.meta.namespace_ +
-           " (maxNoOfPodsToEvictPerNamespace)";
+    return Skip{SkipCode::kNamespaceLimit,
+                "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
+                    std::to_string(*policy_.max_pods_to_evict_per_namespace) + " in " +
+                    p.meta.namespace_ + " (maxNoOfPodsToEvictPerNamespace)"};
   }
   if (limits != nullptr) {
     if (limits->node && node != placement::kNoNode && on_node >= *limits->node) {
-      return "node eviction limit reached: " + std::to_string(on_node) + " of " +
-             std::to_string(*limits->node) + " from " + node_name + " (evictionLimits.node)";
+      return Skip{SkipCode::kNodeLimit, "node eviction limit reached: " + std::to_string(on_node) +
+                                            " of " + std::to_string(*limits->node) + " from " +
+                                            node_name + " (evictionLimits.node)"};
     }
     if (limits->namespace_ && in_namespace >= *limits->namespace_) {
-      return "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
-             std::to_string(*limits->namespace_) + " in " + p.meta.namespace_ +
-             " (evictionLimits.namespace)";
+      return Skip{SkipCode::kNamespaceLimit,
+                  "namespace eviction limit reached: " + std::to_string(in_namespace) + " of " +
+                      std::to_string(*limits->namespace_) + " in " + p.meta.namespace_ +
+                      " (evictionLimits.namespace)"};
     }
     if (limits->workload) {
       std::string workload = workload_key(p);
@@ -265,16 +272,19 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
         auto it = evicted_per_workload_.find(workload);
         uint32_t count = it == evicted_per_workload_.end() ? 0 : it->second;
         if (count >= *limits->workload) {
-          return "workload eviction limit reached: " + std::to_string(count) + " of " +
-                 std::to_string(*limits->workload) + " from " + workload +
-                 " (evictionLimits.workload)";
+          return Skip{SkipCode::kWorkloadLimit,
+                      "workload eviction limit reached: " + std::to_string(count) + " of " +
+                          std::to_string(*limits->workload) + " from " + workload +
+                          " (evictionLimits.workload)"};
         }
       }
     }
   }
 
   if (options_.max_in_flight_per_workload > 0 && !p.terminated()) {
-    if (std::optional<std::string> busy = in_flight_reason(pod)) return busy;
+    if (std::optional<std::string> busy = in_flight_reason(pod)) {
+      return Skip{SkipCode::kWorkloadInFlight, std::move(*busy)};
+    }
   }
 
   const placement::JobId job_id = index_.gangs().job_of(pod);
@@ -283,8 +293,10 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
     auto it = evicted_per_job_.find(job_id);
     const uint32_t evicted = it == evicted_per_job_.end() ? 0 : it->second;
     if (evicted > 0) {
-      return "Volcano job already disrupted this cycle: job " + job_label(job) + " has " +
-             std::to_string(evicted) + " pod(s) planned for eviction (at most one per cycle)";
+      return Skip{SkipCode::kGangDisrupted,
+                  "Volcano job already disrupted this cycle: job " + job_label(job) + " has " +
+                      std::to_string(evicted) +
+                      " pod(s) planned for eviction (at most one per cycle)"};
     }
     int64_t running = 0;
     bool pod_running = false;
@@ -297,10 +309,11 @@ std::optional<std::string> PlanContext::limit_reason(PodId pod,
     // already takes away.
     const int64_t after = running - static_cast<int64_t>(evicted) - (pod_running ? 1 : 0);
     if (pod_running && after < job.min_available) {
-      return "Volcano job at minAvailable: job " + job_label(job) + " has " +
-             std::to_string(running - static_cast<int64_t>(evicted)) +
-             " running pods, minAvailable " + std::to_string(job.min_available) +
-             "; evicting would leave " + std::to_string(after);
+      return Skip{SkipCode::kGangMinAvailable,
+                  "Volcano job at minAvailable: job " + job_label(job) + " has " +
+                      std::to_string(running - static_cast<int64_t>(evicted)) +
+                      " running pods, minAvailable " + std::to_string(job.min_available) +
+                      "; evicting would leave " + std::to_string(after)};
     }
   }
   return std::nullopt;
@@ -377,9 +390,9 @@ std::optional<std::string> PlanContext::cooldown_return_reason(PodId pod, NodeId
 void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
                         const std::string& strategy, std::string reason,
                         const policy::EvictionLimits* limits, NodeId landing) {
-  if (std::optional<std::string> refused = limit_reason(pod, limits)) {
+  if (std::optional<Skip> refused = limit_reason(pod, limits)) {
     throw std::logic_error("PlanContext::evict: " + index_.snapshot().pods[pod].key() + " (" +
-                           strategy + ") refused by the limits: " + *refused +
+                           strategy + ") refused by the limits: " + refused->reason +
                            "; call limit_reason() first");
   }
   const model::Pod& p = index_.snapshot().pods[pod];
@@ -422,10 +435,11 @@ void PlanContext::evict(PodId pod, NodeId target, const std::string& profile,
   }
 }
 
-void PlanContext::skip(PodId pod, const std::string& strategy, std::string reason) {
+void PlanContext::skip(PodId pod, const std::string& strategy, Skip skip) {
   if (evicted_.count(pod) != 0 || skipped_at_.count(pod) != 0) return;
   skipped_at_.emplace(pod, plan_.skipped.size());
-  plan_.skipped.push_back(SkippedPod{pod, index_.node_of(pod), strategy, std::move(reason)});
+  plan_.skipped.push_back(
+      SkippedPod{pod, index_.node_of(pod), strategy, skip.code, std::move(skip.reason)});
 }
 
 }  // namespace loadshift::strategies

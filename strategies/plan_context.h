@@ -104,7 +104,7 @@ class PlanContext {
   // Every limit counts the evictions of the whole plan (all plugins and profiles), the plugin's
   // own limits included. The reason's phrase names the limit, e.g. "node eviction limit reached:
   // 2 of 2 from te3 (maxNoOfPodsToEvictPerNode)".
-  std::optional<std::string> limit_reason(PodId pod, const policy::EvictionLimits* limits) const;
+  std::optional<Skip> limit_reason(PodId pod, const policy::EvictionLimits* limits) const;
   // Whether the policy's maxNoOfPodsToEvictTotal is used up: no plugin may evict any more.
   bool total_limit_reached() const {
     return policy_.max_pods_to_evict_total && evicted_total_ >= *policy_.max_pods_to_evict_total;
@@ -131,7 +131,10 @@ class PlanContext {
              NodeId landing = placement::kNoNode);
   // Records a pod that was looked at and stays. A pod skipped by several plugins keeps the first
   // reason; a pod later evicted loses its skip entries.
-  void skip(PodId pod, const std::string& strategy, std::string reason);
+  void skip(PodId pod, const std::string& strategy, Skip skip);
+  void skip(PodId pod, const std::string& strategy, SkipCode code, std::string reason) {
+    skip(pod, strategy, Skip{code, std::move(reason)});
+  }
   bool planned(PodId pod) const {
     return ledger_.planned_node(pod) != placement::kNoNode || evicted_.count(pod) != 0;
   }

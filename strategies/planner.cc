@@ -152,6 +152,48 @@ const char* to_string(NodeClass c) {
   return "unknown";
 }
 
+const char* to_string(SkipCode code) {
+  switch (code) {
+    case SkipCode::kNotEvictable:
+      return "not_evictable";
+    case SkipCode::kNamespaceExcluded:
+      return "namespace_excluded";
+    case SkipCode::kNotThresholding:
+      return "not_thresholding";
+    case SkipCode::kNodeRelieved:
+      return "node_relieved";
+    case SkipCode::kNoRelief:
+      return "no_relief";
+    case SkipCode::kPerNodeRun:
+      return "per_node_run";
+    case SkipCode::kCoolingDown:
+      return "cooling_down";
+    case SkipCode::kAlreadyPlanned:
+      return "already_planned";
+    case SkipCode::kTotalLimit:
+      return "total_limit";
+    case SkipCode::kNodeLimit:
+      return "node_limit";
+    case SkipCode::kNamespaceLimit:
+      return "namespace_limit";
+    case SkipCode::kWorkloadLimit:
+      return "workload_limit";
+    case SkipCode::kWorkloadInFlight:
+      return "workload_in_flight";
+    case SkipCode::kGangDisrupted:
+      return "gang_disrupted";
+    case SkipCode::kGangMinAvailable:
+      return "gang_min_available";
+    case SkipCode::kNoTarget:
+      return "no_target";
+    case SkipCode::kNoSpread:
+      return "no_spread";
+    case SkipCode::kLandingRefused:
+      return "landing_refused";
+  }
+  return "not_evictable";
+}
+
 const char* to_string(Figures f) {
   switch (f) {
     case Figures::kUsage:

@@ -416,7 +416,7 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
     if (ctx.total_limit_reached()) {
       // As upstream, the plugin stops here: this pod is skipped with the limit, the rest are one
       // note.
-      ctx.skip(c.pod, kStrategy, ctx.limit_reason(c.pod, nullptr).value_or("total limit"));
+      ctx.skip(c.pod, kStrategy, ctx.limit_reason(c.pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total eviction limit reached"}));
       if (chosen.size() - k > 1) {
         ctx.plan().notes.push_back("profile " + scope.name + ": " + kStrategy + ": " +
                                    std::to_string(chosen.size() - k - 1) +
@@ -431,7 +431,7 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
                   [&](NodeId node) { return refusal(ctx, *c.rule, c.domain, node); }};
     TargetFound target = targets.best(c.pod, targets.candidates(), &rule);
     if (!target.node) {
-      ctx.skip(c.pod, kStrategy, "no node fits: " + why + "; " + target.why_not);
+      ctx.skip(c.pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + why + "; " + target.why_not);
       continue;
     }
     std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;

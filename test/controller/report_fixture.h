@@ -105,11 +105,11 @@ struct ReportFixture {
                               "(cpu 20% -> 31%)"});
     plan.evictions.push_back({4, 2, placement::kNoNode, "p", "RemovePodsViolatingNodeTaints",
                               "n3 has taint a=b:NoSchedule | not tolerated"});
-    plan.skipped.push_back({1, 0, "LoadAware",
+    plan.skipped.push_back({1, 0, "LoadAware", strategies::SkipCode::kNamespaceExcluded,
                             "namespace excluded: default is in "
                             "evictableNamespaces.exclude"});
-    plan.skipped.push_back({3, 0, "LoadAware", "ownerless pod: no ownerReferences"});
-    plan.skipped.push_back({2, 1, "LoadAware",
+    plan.skipped.push_back({3, 0, "LoadAware", strategies::SkipCode::kNotEvictable, "ownerless pod: no ownerReferences"});
+    plan.skipped.push_back({2, 1, "LoadAware", strategies::SkipCode::kNamespaceExcluded,
                             "namespace excluded: default is in "
                             "evictableNamespaces.exclude"});
     plan.notes.push_back("LoadAware: n1 is still over its targetThresholds after the plan");

@@ -298,6 +298,7 @@ TEST_CASE("LoadAware orders sources by weighted usage normalised per resource") 
   policy::LoadAwareArgs args = seed_load_aware_args();
   CHECK(r.run(&strategies::run_load_aware, args) == Moves{"w->idle"});
   CHECK(r.skip("c").rfind("total eviction limit reached", 0) == 0);
+  CHECK(r.f.skip_code("c") == strategies::SkipCode::kTotalLimit);
   // cpu weighing 10: cpu-hot 11.84 beats both-warm 11.24.
   args.resource_weights = {{"cpu", 10}, {"memory", 1}};
   CHECK(r.run(&strategies::run_load_aware, args) == Moves{"c->idle"});

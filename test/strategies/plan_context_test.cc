@@ -13,6 +13,8 @@ namespace {
 using namespace loadshift;
 using namespace loadshift::testing;
 using strategies::PlanContext;
+using strategies::Skip;
+using strategies::SkipCode;
 
 // n1, n2 (training), n3 (inference); pods a, b on n1 (ReplicaSet web), c on n1 (ReplicaSet api,
 // namespace batch), d on n2 (ReplicaSet web).
@@ -30,8 +32,14 @@ struct Cluster : PlanFixture {
                 "LoadAware", "because " + pod, limits);
   }
   std::string limit(const std::string& pod, const policy::EvictionLimits* limits = nullptr) {
-    std::optional<std::string> r = ctx().limit_reason(this->pod(pod), limits);
-    return r ? *r : "";
+    std::optional<Skip> r = ctx().limit_reason(this->pod(pod), limits);
+    return r ? r->reason : "";
+  }
+  // The code of the limit that refuses `pod` (what the controller's metrics read).
+  std::optional<SkipCode> limit_code(const std::string& pod,
+                                     const policy::EvictionLimits* limits = nullptr) {
+    std::optional<Skip> r = ctx().limit_reason(this->pod(pod), limits);
+    return r ? std::optional<SkipCode>(r->code) : std::nullopt;
   }
 };
 
@@ -156,12 +164,14 @@ TEST_CASE("skips: first reason wins, eviction removes them, evicted pods are not
           "[plan_context]") {
   Cluster f;
   PlanContext& ctx = f.ctx();
-  ctx.skip(f.pod("a"), "LoadAware", "no target: none fits");
-  ctx.skip(f.pod("b"), "LoadAware", "priority at or above threshold: 1 >= 0");
-  ctx.skip(f.pod("a"), "RemovePodsViolatingNodeTaints", "second reason");
-  ctx.skip(f.pod("c"), "LoadAware", "c stays");
+  ctx.skip(f.pod("a"), "LoadAware", SkipCode::kNoTarget, "no target: none fits");
+  ctx.skip(f.pod("b"), "LoadAware", SkipCode::kNotEvictable,
+           "priority at or above threshold: 1 >= 0");
+  ctx.skip(f.pod("a"), "RemovePodsViolatingNodeTaints", SkipCode::kNoTarget, "second reason");
+  ctx.skip(f.pod("c"), "LoadAware", SkipCode::kNotEvictable, "c stays");
   REQUIRE(f.plan.skipped.size() == 3);
   CHECK(f.skip_reason("a") == "no target: none fits");
+  CHECK(f.plan.skipped[0].code == SkipCode::kNoTarget);  // the first code wins with its reason
   CHECK(f.plan.skipped[0].strategy == "LoadAware");
   CHECK(f.plan.skipped[0].node == f.node("n1"));
 
@@ -174,7 +184,8 @@ TEST_CASE("skips: first reason wins, eviction removes them, evicted pods are not
   f.evict("c", "n2");
   REQUIRE(f.plan.skipped.size() == 1);
   CHECK(f.skip_reason("a") == "no target: none fits");
-  ctx.skip(f.pod("b"), "RemovePodsViolatingNodeAffinity", "already planned by LoadAware");
+  ctx.skip(f.pod("b"), "RemovePodsViolatingNodeAffinity", SkipCode::kAlreadyPlanned,
+           "already planned by LoadAware");
   CHECK(f.plan.skipped.size() == 1);
   f.evict("a", "n2");
   CHECK(f.plan.skipped.empty());
@@ -189,6 +200,8 @@ TEST_CASE("policy limits: total, per node, per namespace", "[plan_context][limit
     CHECK(f.limit("a") == "");
     f.evict("a", "n2");
     CHECK(f.limit("d") == "total eviction limit reached: 1 of 1 (maxNoOfPodsToEvictTotal)");
+    CHECK(f.limit_code("d") == SkipCode::kTotalLimit);
+    CHECK(f.limit_code("a") == SkipCode::kAlreadyPlanned);
   }
   SECTION("per node") {
     Cluster f;
@@ -197,7 +210,9 @@ TEST_CASE("policy limits: total, per node, per namespace", "[plan_context][limit
     f.evict("a", "n2");
     CHECK(f.limit("b") ==
           "node eviction limit reached: 1 of 1 from n1 (maxNoOfPodsToEvictPerNode)");
+    CHECK(f.limit_code("b") == SkipCode::kNodeLimit);
     CHECK(f.limit("d") == "");
+    CHECK(f.limit_code("d") == std::nullopt);
   }
   SECTION("per namespace") {
     Cluster f;
@@ -206,6 +221,7 @@ TEST_CASE("policy limits: total, per node, per namespace", "[plan_context][limit
     f.evict("a", "n2");
     CHECK(f.limit("d") ==
           "namespace eviction limit reached: 1 of 1 in apps (maxNoOfPodsToEvictPerNamespace)");
+    CHECK(f.limit_code("d") == SkipCode::kNamespaceLimit);
     CHECK(f.limit("c") == "");
   }
   SECTION("evicting past a limit is a plugin bug") {
@@ -238,9 +254,12 @@ TEST_CASE("plugin limits: node, namespace, workload", "[plan_context][limits]") 
         "workload eviction limit reached: 1 of 1 from apps/ReplicaSet/web "
         "(evictionLimits.workload)");
   CHECK(f.limit("c", &workload_limit) == "");  // another workload
+  CHECK(f.limit_code("d", &namespace_limit) == SkipCode::kNamespaceLimit);
+  CHECK(f.limit_code("b", &workload_limit) == SkipCode::kWorkloadLimit);
   f.evict("c", "n2");
   CHECK(f.limit("b", &node_limit) ==
         "node eviction limit reached: 2 of 2 from n1 (evictionLimits.node)");
+  CHECK(f.limit_code("b", &node_limit) == SkipCode::kNodeLimit);
   CHECK(f.limit("d", &node_limit) == "");
   CHECK(f.limit("b") == "");  // without the plugin's limits
 }
@@ -257,8 +276,8 @@ TEST_CASE("Volcano jobs: one pod per cycle, never below minAvailable",
   f.build();
   REQUIRE(f.index->gangs().jobs().size() == 2);
   auto limit = [&f](const std::string& pod) {
-    std::optional<std::string> r = f.ctx().limit_reason(f.pod(pod), nullptr);
-    return r ? *r : "";
+    std::optional<Skip> r = f.ctx().limit_reason(f.pod(pod), nullptr);
+    return r ? r->reason : "";
   };
 
   // train: 3 running (w3 is pending), minAvailable 2: one may go.

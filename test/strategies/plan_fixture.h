@@ -150,6 +150,12 @@ struct PlanFixture {
     }
     return "";
   }
+  std::optional<strategies::SkipCode> skip_code(const std::string& name) const {
+    for (const strategies::SkippedPod& s : plan.skipped) {
+      if (snapshot.pods[s.pod].meta.name == name) return s.code;
+    }
+    return std::nullopt;
+  }
 };
 
 }  // namespace loadshift::testing
