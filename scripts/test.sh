@@ -29,7 +29,7 @@ cmake --build build-release -j"$jobs" --target loadshift
 
 echo "== build and test with AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOADSHIFT_SANITIZE=ON \
-  -DLOADSHIFT_WERROR=ON >/dev/null
+  -DLOADSHIFT_WERROR=ON -DLOADSHIFT_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
