@@ -1,17 +1,26 @@
 #!/usr/bin/env bash
-# Installs every Debian package loadshift needs to build, test and benchmark, when missing.
+# Installs the Debian packages loadshift needs, when missing.
+# usage: scripts/setup.sh [build]
+#   build: only what building the loadshift binary needs (scripts/run-example.sh: a first report
+#          without the compilers, servers and linters only the tests use)
+#   (none): everything to build, test and benchmark (scripts/test.sh)
 # Run as root on Debian bookworm. Safe to run again: it does nothing when all are present.
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config python3 ccache
-  clang libclang-rt-14-dev clang-format
+  build-essential cmake ninja-build pkg-config ccache
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
-  prometheus libcpp-httplib-dev libssl-dev
-  yamllint python3-yaml
-  librsvg2-bin
+  libcpp-httplib-dev libssl-dev
 )
+if [[ ${1:-} != build ]]; then
+  packages+=(
+    python3 clang libclang-rt-14-dev clang-format
+    prometheus
+    yamllint python3-yaml
+    librsvg2-bin
+  )
+fi
 # test/deploy/render_test.sh also needs kubectl (kustomize built in). It is not in Debian's
 # archive: the machine image brings it, and the test fails with a message when it is missing.
 
