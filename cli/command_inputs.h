@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "usage/usage_sources.h"
 #include "metrics/usage.h"
-#include "placement/cluster_index.h"
 #include "model/model.h"
+#include "placement/cluster_index.h"
 #include "policy/policy.h"
 #include "strategies/plan.h"
+#include "usage/usage_sources.h"
 
 namespace loadshift::cli {
 

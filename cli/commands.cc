@@ -1,11 +1,11 @@
 #include "cli/commands.h"
 
-#include "report/feasibility_report.h"
 #include "cli/snapshot_files.h"
 #include "placement/cluster_index.h"
 #include "policy/effective_policy.h"
 #include "policy/loader.h"
 #include "policy/volcano_policy.h"
+#include "report/feasibility_report.h"
 
 namespace loadshift::cli {
 

@@ -99,7 +99,7 @@ struct SimulateOptions {
 };
 
 // `loadshift simulate`: loads the policy, the snapshot and the usage file, runs the simulation
-// (controller/simulation.h) and writes one row per cycle to `out` (table or JSON), and with
+// (simulation/simulation.h) and writes one row per cycle to `out` (table or JSON), and with
 // `chart` the SVG chart to that file. Returns 0, or 2 after writing to `err` what is wrong with
 // the flags or the inputs.
 int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream& err);

@@ -7,8 +7,8 @@
 
 #include "cli/command_inputs.h"
 #include "cli/commands.h"
-#include "placement/placer.h"
 #include "model/rfc3339.h"
+#include "placement/placer.h"
 #include "placement/scheduler_model.h"
 #include "strategies/plan.h"
 

@@ -54,8 +54,7 @@ void add_plan_flags(CLI::App* command, PlanFlagValues& values) {
                     "compare)");
 }
 
-loadshift::cli::PlanFlags given_plan_flags(const CLI::App* command,
-                                                  const PlanFlagValues& values) {
+loadshift::cli::PlanFlags given_plan_flags(const CLI::App* command, const PlanFlagValues& values) {
   loadshift::cli::PlanFlags flags;
   if (command->count("--workload-cooldown") > 0) flags.workload_cooldown = values.workload_cooldown;
   if (command->count("--max-in-flight-per-workload") > 0) {
@@ -100,8 +99,8 @@ int main(int argc, char** argv) {
                        "With --effective: loadshift (default; every loadshift field) or volcano "
                        "(only what Volcano's descheduler reads)");
   validate->callback([&] {
-    exit_code = loadshift::cli::run_validate(policy_file, std::cout, std::cerr,
-                                                    print_effective, effective_for);
+    exit_code = loadshift::cli::run_validate(policy_file, std::cout, std::cerr, print_effective,
+                                             effective_for);
   });
 
   // run_report checks the flags itself (exclusive flags, --at, --output), so that every bad
@@ -168,9 +167,8 @@ int main(int argc, char** argv) {
   snapshot->add_option("--at", snapshot_options.at,
                        "Evaluation time of the usage, RFC 3339; default: now");
   add_kube_flags(snapshot, snapshot_options.kube);
-  snapshot->callback([&] {
-    exit_code = loadshift::cli::run_snapshot(snapshot_options, std::cout, std::cerr);
-  });
+  snapshot->callback(
+      [&] { exit_code = loadshift::cli::run_snapshot(snapshot_options, std::cout, std::cerr); });
 
   loadshift::cli::SimulateOptions simulate_options;
   auto* simulate = app.add_subcommand(

@@ -7,13 +7,13 @@
 #include "cli/command_inputs.h"
 #include "cli/commands.h"
 #include "cli/live_cluster.h"
-#include "report/report.h"
 #include "cli/snapshot_files.h"
-#include "usage/usage_sources.h"
-#include "placement/cluster_index.h"
 #include "model/rfc3339.h"
+#include "placement/cluster_index.h"
 #include "policy/loader.h"
+#include "report/report.h"
 #include "strategies/plan.h"
+#include "usage/usage_sources.h"
 
 namespace loadshift::cli {
 namespace {

@@ -6,10 +6,10 @@
 
 #include "cli/command_inputs.h"
 #include "cli/commands.h"
+#include "cli/live_cluster.h"
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
 #include "controller/leader_election.h"
-#include "cli/live_cluster.h"
 #include "controller/policy_watcher.h"
 #include "controller/status_server.h"
 #include "controller/structured_log.h"
@@ -143,8 +143,9 @@ int run_controller(const RunOptions& options, std::ostream& err,
   } else {
     metrics.set_leader(!options.dry_run);
     if (options.leader_elect) {
-      controller::log_line(spdlog::level::info,
-               "--dry-run: no leader election (a Lease is a write); this replica plans only", {});
+      controller::log_line(
+          spdlog::level::info,
+          "--dry-run: no leader election (a Lease is a write); this replica plans only", {});
     }
   }
 
@@ -167,26 +168,27 @@ int run_controller(const RunOptions& options, std::ostream& err,
     err << "error: " << why << "\n";
     return 2;
   }
-  controller::log_line(spdlog::level::info, "started",
-           {{"version", std::string(version())},
-            {"cluster", access.server},
-            {"policy", options.policy_file},
-            {"interval", options.descheduling_interval},
-            {"dry_run", options.dry_run ? "true" : "false"},
-            {"leader_elect", elector ? "true" : "false"},
-            {"workload_cooldown", first_settings.workload_cooldown.text},
-            {"max_in_flight_per_workload",
-             std::to_string(first_settings.max_in_flight_per_workload)},
-            {"soft_taint_hot_nodes", first_settings.soft_taint_hot_nodes ? "true" : "false"},
-            {"metrics_addr", options.metrics_addr},
-            {"metrics_port", std::to_string(server.port())}});
+  controller::log_line(
+      spdlog::level::info, "started",
+      {{"version", std::string(version())},
+       {"cluster", access.server},
+       {"policy", options.policy_file},
+       {"interval", options.descheduling_interval},
+       {"dry_run", options.dry_run ? "true" : "false"},
+       {"leader_elect", elector ? "true" : "false"},
+       {"workload_cooldown", first_settings.workload_cooldown.text},
+       {"max_in_flight_per_workload", std::to_string(first_settings.max_in_flight_per_workload)},
+       {"soft_taint_hot_nodes", first_settings.soft_taint_hot_nodes ? "true" : "false"},
+       {"metrics_addr", options.metrics_addr},
+       {"metrics_port", std::to_string(server.port())}});
 
   if (first_settings.workload_cooldown.milliseconds > 3600000) {
-    controller::log_line(spdlog::level::info, "cool-down longer than the Events' lifetime",
-             {{"workload_cooldown", first_settings.workload_cooldown.text},
-              {"note",
-               "the API server deletes Events after its --event-ttl (1h by default): after a "
-               "restart the cool-down remembers only the evictions whose Events are still there"}});
+    controller::log_line(
+        spdlog::level::info, "cool-down longer than the Events' lifetime",
+        {{"workload_cooldown", first_settings.workload_cooldown.text},
+         {"note",
+          "the API server deletes Events after its --event-ttl (1h by default): after a "
+          "restart the cool-down remembers only the evictions whose Events are still there"}});
   }
   cache.start();
   if (elector) elector->start();

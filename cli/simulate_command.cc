@@ -7,9 +7,9 @@
 
 #include "cli/command_inputs.h"
 #include "cli/commands.h"
+#include "model/rfc3339.h"
 #include "simulation/simulation.h"
 #include "simulation/simulation_chart.h"
-#include "model/rfc3339.h"
 #include "strategies/plan.h"
 
 namespace loadshift::cli {

@@ -5,9 +5,9 @@
 #include "cli/commands.h"
 #include "cli/live_cluster.h"
 #include "cli/snapshot_writer.h"
-#include "usage/usage_sources.h"
 #include "model/rfc3339.h"
 #include "policy/loader.h"
+#include "usage/usage_sources.h"
 
 namespace loadshift::cli {
 namespace {

@@ -14,6 +14,6 @@ namespace loadshift::cli {
 // so a list larger than memory allows for text still decodes; anything else is read as YAML.
 // Errors name the file; a file that cannot be opened is an error, never skipped.
 model::DecodeSummary read_snapshot_files(const std::vector<std::string>& paths,
-                                             model::Snapshot* snapshot);
+                                         model::Snapshot* snapshot);
 
 }  // namespace loadshift::cli

@@ -11,12 +11,12 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "report/report.h"
 #include "controller/soft_taint.h"
 #include "controller/structured_log.h"
 #include "controller/workload_moves.h"
-#include "placement/cluster_index.h"
 #include "model/rfc3339.h"
+#include "placement/cluster_index.h"
+#include "report/report.h"
 #include "strategies/plan.h"
 
 namespace loadshift::controller {
@@ -277,7 +277,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
       log_line(spdlog::level::info, "plan note", {{"note", note}});
     }
     for (const strategies::SkippedPod& skip : plan.skipped) {
-      if (skip.reason.rfind("workload cooling down", 0) != 0) continue;
+      if (skip.code != strategies::SkipCode::kCoolingDown) continue;
       log_line(
           spdlog::level::info, "cooling down",
           {{"pod", snapshot.pods[skip.pod].key()},
@@ -287,9 +287,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
 
     if (settings_.dry_run) {
-      std::ostringstream report;
+      std::ostringstream table;
       report::write_report(index, plan, usage, report::ReportFormat::kTable,
-                   report::ReportStyle{false, model::format_rfc3339(plan_options.now)}, report);
+                           report::ReportStyle{false, model::format_rfc3339(plan_options.now)},
+                           table);
       for (const strategies::EvictionDecision& decision : plan.evictions) {
         const model::Pod& pod = snapshot.pods[decision.pod];
         log_line(spdlog::level::info, "would evict (dry run)",
@@ -304,7 +305,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
                   {"strategy", decision.strategy},
                   {"reason", decision.reason}});
       }
-      log_line(spdlog::level::info, "plan (dry run)", {{"report", report.str()}});
+      log_line(spdlog::level::info, "plan (dry run)", {{"report", table.str()}});
       metrics_.record_soft_taints(plan_soft_taints(snapshot, plan).carrying, 0, 0, 0);
       outcome.result = "nothing_to_do";
       outcome.why = "dry run: " + std::to_string(plan.evictions.size()) +

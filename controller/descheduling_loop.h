@@ -23,11 +23,11 @@
 #include "controller/plan_executor.h"
 #include "controller/policy_watcher.h"
 #include "controller/status_server.h"
-#include "usage/usage_sources.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
 #include "strategies/plan.h"
+#include "usage/usage_sources.h"
 
 namespace loadshift::controller {
 

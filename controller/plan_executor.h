@@ -53,9 +53,9 @@ class PlanExecutor {
   PlanExecutor(const kube::WatchCache& cache, PodEvictor& evictor, ControllerMetrics& metrics,
                ExecutorOptions options);
 
-  // Runs `plan`'s evictions (planned on `index`). `node_writes` (may be null): the evictions
-  // from a node it refuses are skipped (reason "soft_taint_failed"), and a target at the
-  // resourceVersion this cycle's own patch gave it counts as unchanged.
+  // Runs `plan`'s evictions (planned on `index`). `node_writes` (may be null): while it lists
+  // any node whose taint was refused, every eviction is skipped ("soft_taint_failed"), and a
+  // target at the resourceVersion this cycle's own patch gave it counts as unchanged.
   ExecutionSummary execute(const placement::ClusterIndex& index, const strategies::Plan& plan,
                            const EvictPermission& may_evict,
                            const NodeWrites* node_writes = nullptr);

@@ -157,8 +157,7 @@ std::string SoftTainter::patch(const std::string& name, const model::Node& seen,
          " attempts; last answer: " + last + ")";
 }
 
-SoftTaintResult SoftTainter::apply(const model::Snapshot& snapshot,
-                                   const strategies::Plan& plan,
+SoftTaintResult SoftTainter::apply(const model::Snapshot& snapshot, const strategies::Plan& plan,
                                    const std::function<std::string()>& may_write) {
   SoftTaintResult result;
   SoftTaintPlan wanted = plan_soft_taints(snapshot, plan);

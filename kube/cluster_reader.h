@@ -47,7 +47,7 @@ class PageObserver {
 
 struct ClusterRead {
   model::Snapshot snapshot;
-  std::vector<model::DecodeError> errors;  // objects left out, and why
+  std::vector<model::DecodeError> errors;      // objects left out, and why
   std::vector<std::string> not_installed;      // "HyperNodes (topology.volcano.sh/v1alpha1)"
   std::vector<std::string> not_permitted;      // optional ones refused: "Namespaces (403 ...)"
   size_t pages = 0;

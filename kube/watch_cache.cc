@@ -472,7 +472,7 @@ const CollectionState* state_of(const std::vector<CollectionState>& states,
 }  // namespace
 
 std::optional<model::Pod> WatchCache::pod(std::string_view namespace_,
-                                              std::string_view name) const {
+                                          std::string_view name) const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const CollectionState* pods = state_of(impl_->states, "Pods");
   if (pods == nullptr) return std::nullopt;

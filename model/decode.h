@@ -82,4 +82,4 @@ size_t object_count(const Snapshot& snapshot);
 // document is turned into JSON and goes through the same decoder, so YAML and JSON agree.
 DecodeSummary decode_yaml(std::string_view yaml, Snapshot* snapshot);
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -472,4 +472,4 @@ const char* JsonItemSplitter::step_items(const char* p, const char* end) {
   return end;
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -1,6 +1,6 @@
 // Cuts a streamed JSON document into the elements of its top-level "items" array.
 //
-// Internal to the decoder (placement/decode.cc). A Kubernetes list is one JSON object whose
+// Internal to the decoder (model/decode.cc). A Kubernetes list is one JSON object whose
 // "items" array holds nearly all of its bytes. JsonItemSplitter scans the bytes as they arrive
 // with a small string- and escape-aware state machine that tracks bracket depth, copies each
 // element of "items" into a reusable buffer and hands it to a listener as soon as it is complete.
@@ -146,4 +146,4 @@ class JsonItemSplitter {
   uint64_t error_offset_ = 0;
 };
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -1,6 +1,6 @@
 // Typed reads of simdjson On-Demand values, with errors that name the field path.
 //
-// Internal to placement/object_decoder.cc, the one translation unit that includes <simdjson.h>
+// Internal to model/object_decoder.cc, the one translation unit that includes <simdjson.h>
 // (a very large header: keep it to one .cc file so the build stays quick on two cores).
 //
 // Every reader returns true on success. On failure it records what was wrong in the Decoding and
@@ -375,4 +375,4 @@ inline bool read_string_list(Decoding& d, od::value& value, std::vector<std::str
   });
 }
 
-}  // namespace loadshift::placement::json
+}  // namespace loadshift::model::json

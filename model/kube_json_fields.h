@@ -1,8 +1,8 @@
 // Kubernetes field types shared by several kinds, read from simdjson On-Demand values: string
 // maps, quantities and resource lists, metadata, label and node selectors, taints, tolerations.
 //
-// Internal to placement/object_decoder.cc, the one translation unit that includes <simdjson.h>.
-// Readers follow placement/json_reading.h: true on success, else the failure is in the Decoding.
+// Internal to model/object_decoder.cc, the one translation unit that includes <simdjson.h>.
+// Readers follow model/json_reading.h: true on success, else the failure is in the Decoding.
 #pragma once
 
 #include <optional>
@@ -256,4 +256,4 @@ inline bool read_toleration(Decoding& d, od::value& value, Toleration& toleratio
   });
 }
 
-}  // namespace loadshift::placement::json
+}  // namespace loadshift::model::json

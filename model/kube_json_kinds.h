@@ -3,7 +3,7 @@
 // one top-level member other than kind, apiVersion and metadata; members not in the model are
 // skipped unread. A Pod's status: kube_json_pod_status.h.
 //
-// Internal to placement/object_decoder.cc, the one translation unit that includes <simdjson.h>.
+// Internal to model/object_decoder.cc, the one translation unit that includes <simdjson.h>.
 #pragma once
 
 #include <algorithm>
@@ -490,4 +490,4 @@ inline bool read_pod_group_field(Decoding& d, std::string_view key, od::value& v
   return true;
 }
 
-}  // namespace loadshift::placement::json
+}  // namespace loadshift::model::json

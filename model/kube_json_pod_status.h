@@ -2,7 +2,7 @@
 // statuses and the conditions), from simdjson On-Demand values: what the deschedule plugins judge
 // a pod by (strategies/pod_status.cc).
 //
-// Internal to placement/object_decoder.cc (through kube_json_kinds.h), the one translation unit
+// Internal to model/object_decoder.cc (through kube_json_kinds.h), the one translation unit
 // that includes <simdjson.h>.
 #pragma once
 
@@ -112,4 +112,4 @@ inline bool read_pod_status(Decoding& d, od::value& value, Pod& pod) {
   });
 }
 
-}  // namespace loadshift::placement::json
+}  // namespace loadshift::model::json

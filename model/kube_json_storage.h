@@ -2,7 +2,7 @@
 // CSINode), from simdjson On-Demand values. Each read_<kind>_field reads one top-level member
 // other than kind, apiVersion and metadata; members not in the model are skipped unread.
 //
-// Internal to placement/object_decoder.cc, the one translation unit that includes <simdjson.h>.
+// Internal to model/object_decoder.cc, the one translation unit that includes <simdjson.h>.
 #pragma once
 
 #include <optional>
@@ -82,4 +82,4 @@ inline bool read_csi_node_field(Decoding& d, std::string_view key, od::value& va
   });
 }
 
-}  // namespace loadshift::placement::json
+}  // namespace loadshift::model::json

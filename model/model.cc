@@ -134,4 +134,4 @@ bool matches(const LabelSelector& selector, const StringMap& labels) {
   return true;
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

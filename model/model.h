@@ -1,6 +1,6 @@
 // The cluster model: the compact form of the Kubernetes objects that planning reads.
 //
-// Objects are decoded from Kubernetes JSON (placement/decode.h) into these plain structs. Only
+// Objects are decoded from Kubernetes JSON (model/decode.h) into these plain structs. Only
 // what placement and planning need is kept; managedFields, status noise and the
 // last-applied-configuration annotation are dropped while decoding, so 150,000 pods fit in a few
 // hundred MiB. Everything here is a value type; a Snapshot owns its objects and is immutable once
@@ -409,4 +409,4 @@ struct Snapshot {
   std::vector<Namespace> namespaces;
 };
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -456,4 +456,4 @@ std::optional<std::string> ObjectDecoder::unescape(std::string_view raw_body) {
   return std::string(value);
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -1,6 +1,6 @@
 // One Kubernetes object, as JSON text, into the Snapshot.
 //
-// Internal to the decoder (placement/decode.cc), which cuts lists into objects and hands each one
+// Internal to the decoder (model/decode.cc), which cuts lists into objects and hands each one
 // here. This is the one place that parses JSON (simdjson On-Demand, so only what the model needs
 // is ever looked at) and knows each kind's fields.
 #pragma once
@@ -65,4 +65,4 @@ class ObjectDecoder {
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

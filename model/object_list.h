@@ -115,4 +115,4 @@ class ObjectList {
   std::vector<std::shared_ptr<T>> items_;
 };
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -73,4 +73,4 @@ std::vector<PodConditions::Condition> PodConditions::list() const {
   return out;
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

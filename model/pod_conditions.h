@@ -57,4 +57,4 @@ class PodConditions {
   std::string packed_;
 };
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -189,4 +189,4 @@ QuantityResult parse_resource_quantity(std::string_view resource, std::string_vi
   return parse_quantity(text, resource == "cpu" ? 3 : 0);
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -32,4 +32,4 @@ QuantityResult parse_quantity(std::string_view text, int scale = 0);
 // The amount of `resource` in the unit placement stores: millicores for "cpu", Value() otherwise.
 QuantityResult parse_resource_quantity(std::string_view resource, std::string_view text);
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

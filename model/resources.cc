@@ -96,4 +96,4 @@ std::string format_amount(std::string_view resource, int64_t amount) {
   return std::to_string(amount);
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -57,4 +57,4 @@ class ResourceList {
 // counts as plain integers.
 std::string format_amount(std::string_view resource, int64_t amount);
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -112,4 +112,4 @@ std::string format_micro_time(std::chrono::system_clock::time_point time) {
   return whole + fraction;
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

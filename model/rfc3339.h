@@ -21,4 +21,4 @@ std::string format_rfc3339(std::chrono::system_clock::time_point time);
 // "2026-11-22T04:00:00.123456Z": metav1.MicroTime, as Leases and Events carry it.
 std::string format_micro_time(std::chrono::system_clock::time_point time);
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

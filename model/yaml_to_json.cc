@@ -303,4 +303,4 @@ std::optional<YamlError> convert_yaml_documents(
   return std::nullopt;
 }
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -1,6 +1,6 @@
 // YAML documents turned into JSON text, so YAML goes through the same decoder as JSON.
 //
-// Internal to the decoder (placement/decode.cc). Scalars are typed the way kubectl reads YAML
+// Internal to the decoder (model/decode.cc). Scalars are typed the way kubectl reads YAML
 // (YAML 1.1, as go-yaml v2 resolves them): a plain scalar that reads as null, a boolean
 // (true/false, yes/no, on/off, y/n in their usual casings), an integer (decimal, 0x, 0o, 0b) or a
 // float becomes JSON null, a boolean or a number; quoted and block scalars, and explicit !!str,
@@ -31,4 +31,4 @@ std::optional<YamlError> convert_yaml_documents(
     std::string_view yaml,
     const std::function<void(std::string_view json, int index, int first_line)>& on_document);
 
-}  // namespace loadshift::placement
+}  // namespace loadshift::model

@@ -14,12 +14,12 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/model.h"
+#include "model/resources.h"
 #include "placement/gpu.h"
 #include "placement/hypernode_tree.h"
-#include "model/model.h"
 #include "placement/pod_topology.h"
 #include "placement/pools.h"
-#include "model/resources.h"
 #include "placement/verdict.h"
 #include "placement/volcano_jobs.h"
 #include "placement/volume_index.h"

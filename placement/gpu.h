@@ -23,8 +23,8 @@
 #include <utility>
 #include <vector>
 
-#include "placement/ledger.h"
 #include "model/model.h"
+#include "placement/ledger.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {

@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "placement/gpu.h"
 #include "model/model.h"
+#include "placement/gpu.h"
 
 namespace loadshift::placement {
 

@@ -26,8 +26,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/label_groups.h"
 #include "model/model.h"
+#include "placement/label_groups.h"
 #include "placement/topology_domains.h"
 #include "placement/verdict.h"
 

@@ -9,9 +9,9 @@
 #include <span>
 #include <string_view>
 
-#include "placement/gpu.h"
 #include "model/model.h"
 #include "model/resources.h"
+#include "placement/gpu.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {

@@ -102,7 +102,7 @@ SchedulerModel::SchedulerModel(const ClusterIndex& index, SchedulerProfile profi
   for (const FitScoring::Resource& r : profile_.fit.resources) {
     FitResource::Kind kind = r.name == model::kCpu      ? FitResource::kCpu
                              : r.name == model::kMemory ? FitResource::kMemory
-                                                 : FitResource::kOther;
+                                                        : FitResource::kOther;
     fit_resources_.push_back({kind, &r.name, r.weight});
   }
   for (NodeId node = 0; node < snapshot.nodes.size(); ++node) {

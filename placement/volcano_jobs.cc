@@ -139,7 +139,7 @@ JobId job_for(Build& build, const model::Pod& pod, const PodLink& link) {
 // Topology from the pod annotations, for workloads that are not vcjobs; empty when `pod` has
 // neither annotation.
 std::optional<model::NetworkTopology> topology_from_annotations(Build& build, const GangJob& job,
-                                                         const model::Pod& pod) {
+                                                                const model::Pod& pod) {
   const std::string* mode = pod.meta.annotations.find(kTopologyModeAnnotation);
   const std::string* tier = pod.meta.annotations.find(kHighestTierAnnotation);
   if (!mode && !tier) return std::nullopt;

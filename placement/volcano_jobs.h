@@ -11,9 +11,9 @@
 #include <string>
 #include <vector>
 
+#include "model/model.h"
 #include "placement/hypernode_tree.h"
 #include "placement/ledger.h"
-#include "model/model.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {

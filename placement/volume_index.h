@@ -28,8 +28,8 @@
 #include <string>
 #include <vector>
 
-#include "placement/ledger.h"
 #include "model/model.h"
+#include "placement/ledger.h"
 #include "placement/verdict.h"
 
 namespace loadshift::placement {

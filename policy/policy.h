@@ -28,7 +28,7 @@ struct Duration {
 // resource name ("cpu", "memory", "pods", "MetricResource", ...) -> percent (0..100).
 using Percentages = std::map<std::string, double>;
 
-// placement::LabelSelector has no operator==; args that hold one compare through this.
+// model::LabelSelector has no operator==; args that hold one compare through this.
 inline bool same_label_selector(const std::optional<model::LabelSelector>& a,
                                 const std::optional<model::LabelSelector>& b) {
   if (a.has_value() != b.has_value()) return false;

@@ -204,7 +204,7 @@ void summarize(std::ostream& out, const TopologySpreadArgs& a) {
   std::vector<std::string> actions;
   for (model::UnsatisfiableAction action : a.constraints) {
     actions.push_back(action == model::UnsatisfiableAction::kDoNotSchedule ? "DoNotSchedule"
-                                                                               : "ScheduleAnyway");
+                                                                           : "ScheduleAnyway");
   }
   out << "constraints " << join(actions) << ", targets "
       << (a.topology_balance_node_fit ? "in domains below the ideal average"

@@ -75,7 +75,7 @@ std::vector<std::string_view> split_requirements(std::string_view text) {
 // "key in (a,b)" / "key notin (a,b)" once the key is known; `rest` follows the key and starts
 // with the whitespace that separates it from the operator. nullopt when `rest` is not that form.
 std::optional<model::LabelSelectorRequirement> parse_set(std::string_view key,
-                                                             std::string_view rest) {
+                                                         std::string_view rest) {
   if (rest.empty() || !is_space(rest.front())) return std::nullopt;
   if (key.find('(') != std::string_view::npos) return std::nullopt;
   rest = trim(rest);
@@ -108,8 +108,7 @@ std::optional<model::LabelSelectorRequirement> parse_set(std::string_view key,
   return requirement;
 }
 
-model::LabelSelectorRequirement parse_requirement(std::string_view raw,
-                                                      const std::string& text) {
+model::LabelSelectorRequirement parse_requirement(std::string_view raw, const std::string& text) {
   std::string_view part = trim(raw);
   if (part.empty()) fail("empty requirement in \"" + text + "\"");
 

@@ -10,9 +10,9 @@
 namespace loadshift::report {
 namespace {
 
-using placement::ClusterIndex;
 using model::format_amount;
 using model::Node;
+using placement::ClusterIndex;
 using placement::NodeId;
 using placement::PodId;
 

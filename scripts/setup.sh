@@ -7,13 +7,21 @@
 # Run as root on Debian bookworm. Safe to run again: it does nothing when all are present.
 set -euo pipefail
 
+case ${1:-all} in
+  build | all) ;;
+  *)
+    echo "usage: scripts/setup.sh [build]   (build: only the packages the binary needs)" >&2
+    exit 2
+    ;;
+esac
+
 packages=(
   build-essential cmake ninja-build pkg-config ccache
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
   libcpp-httplib-dev libssl-dev
 )
-if [[ ${1:-} != build ]]; then
+if [[ ${1:-all} == all ]]; then
   packages+=(
     python3 clang libclang-rt-14-dev clang-format
     prometheus

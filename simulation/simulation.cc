@@ -7,9 +7,9 @@
 #include <set>
 #include <unordered_map>
 
+#include "model/rfc3339.h"
 #include "placement/cluster_index.h"
 #include "placement/ledger.h"
-#include "model/rfc3339.h"
 #include "placement/scheduler_model.h"
 #include "strategies/plan.h"
 

@@ -85,8 +85,7 @@ std::optional<std::string> Cooldown::leaving(placement::PodId pod_id,
     if (!found.planned && m.from == node) {
       // A replacement that came back to the node the move left: that one stays; the workload's
       // other pods there may still leave (relief goes on).
-      std::optional<Clock::time_point> created =
-          model::parse_rfc3339(pod.meta.creation_timestamp);
+      std::optional<Clock::time_point> created = model::parse_rfc3339(pod.meta.creation_timestamp);
       if (created && *created >= std::chrono::floor<std::chrono::seconds>(m.at) - kClockSlack) {
         return "workload cooling down: a pod of " + workload + " moved off " + from + " " +
                when(found) + " and this one started there since; moving it off " +

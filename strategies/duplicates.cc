@@ -54,8 +54,7 @@ std::vector<std::string> duplicate_key(const model::Pod& pod,
 }
 
 // One key per owner reference: namespace/kind/name#images.
-std::vector<std::string> owner_keys(const model::Pod& pod,
-                                    const std::vector<std::string>& images) {
+std::vector<std::string> owner_keys(const model::Pod& pod, const std::vector<std::string>& images) {
   std::string joined;
   for (const std::string& image : images) joined += (joined.empty() ? "" : "#") + image;
   std::vector<std::string> out;
@@ -179,7 +178,8 @@ void run_remove_duplicates(const policy::RemoveDuplicatesArgs& args, const Profi
         TargetFound target =
             targets.best(pod, targets.candidates(), &spread);
         if (!target.node) {
-          ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + why + "; " + target.why_not);
+          ctx.skip(pod, kStrategy, SkipCode::kNoTarget,
+                   "no node fits: " + why + "; " + target.why_not);
           continue;
         }
         std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;

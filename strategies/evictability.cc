@@ -29,8 +29,7 @@ constexpr std::string_view kPreemptable = "volcano.sh/preemptable";
 // Every namespace carries this label with its own name (Kubernetes 1.21+).
 constexpr std::string_view kNamespaceNameLabel = "kubernetes.io/metadata.name";
 
-const model::PriorityClass* find_class(const model::Snapshot& snapshot,
-                                           std::string_view name) {
+const model::PriorityClass* find_class(const model::Snapshot& snapshot, std::string_view name) {
   for (const model::PriorityClass& c : snapshot.priority_classes) {
     if (c.name == name) return &c;
   }

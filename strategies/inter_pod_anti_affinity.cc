@@ -151,7 +151,9 @@ void run_inter_pod_anti_affinity(const policy::InterPodAntiAffinityArgs& args,
       if (ctx.total_limit_reached()) {
         // As upstream, the plugin stops here: this pod is skipped with the limit, the rest are one
         // note. Nothing moves any more, so the violations left are exactly those counted now.
-        ctx.skip(pod, kStrategy, ctx.limit_reason(pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total eviction limit reached"}));
+        ctx.skip(
+            pod, kStrategy,
+            ctx.limit_reason(pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total limit"}));
         size_t more = 0;
         for (size_t k = i + 1; k < order.size(); ++k) more += violations.find(order[k].pod) ? 1 : 0;
         for (NodeId later = node + 1; later < snapshot.nodes.size(); ++later) {
@@ -177,7 +179,8 @@ void run_inter_pod_anti_affinity(const policy::InterPodAntiAffinityArgs& args,
       // The placement core checks the target against the pod's anti-affinity; no rule of ours.
       TargetFound target = targets.best(pod, targets.candidates());
       if (!target.node) {
-        ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + why + "; " + target.why_not);
+        ctx.skip(pod, kStrategy, SkipCode::kNoTarget,
+                 "no node fits: " + why + "; " + target.why_not);
         continue;
       }
       std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;

@@ -16,12 +16,12 @@ const placement::NodeScore* detail_of(const placement::Landing& landing, NodeId 
 
 // " (scheduler score te3 287 (...) vs te8 251 (...))" or, when the target is not feasible for
 // the scheduler model, with the best alone.
-std::string scores_text(const placement::SchedulerModel& model, const placement::Landing& landing,
-                        NodeId chosen, NodeId target) {
-  std::string out = "scheduler score " + model.describe(*detail_of(landing, chosen));
+std::string scores_text(const placement::SchedulerModel& scheduler,
+                        const placement::Landing& landing, NodeId chosen, NodeId target) {
+  std::string out = "scheduler score " + scheduler.describe(*detail_of(landing, chosen));
   if (const placement::NodeScore* t = detail_of(landing, target);
       t != nullptr && target != chosen) {
-    out += " vs " + model.describe(*t);
+    out += " vs " + scheduler.describe(*t);
   }
   if (landing.best.size() > 1) {
     out += "; " + std::to_string(landing.best.size()) + " nodes tie at the top";
@@ -34,8 +34,8 @@ std::string scores_text(const placement::SchedulerModel& model, const placement:
 
 bool landing_predicted(PlanContext& ctx, PodId pod) {
   if (!ctx.options().predict_landing) return false;
-  const placement::SchedulerModel& model = ctx.scheduler_model();
-  return model.recreated(pod) || model.recreated_in_place(pod);
+  const placement::SchedulerModel& scheduler = ctx.scheduler_model();
+  return scheduler.recreated(pod) || scheduler.recreated_in_place(pod);
 }
 
 LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId witness,
@@ -43,17 +43,17 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
                              const std::vector<bool>& classified, const std::vector<bool>& targets,
                              const PodAmounts& load) {
   LandingVerdict out;
-  const placement::SchedulerModel& model = ctx.scheduler_model();
+  const placement::SchedulerModel& scheduler = ctx.scheduler_model();
   const model::Snapshot& snapshot = ctx.snapshot();
   auto name = [&](NodeId node) { return snapshot.nodes[node].meta.name; };
-  if (model.recreated_in_place(pod)) {
+  if (scheduler.recreated_in_place(pod)) {
     const model::OwnerReference* owner = snapshot.pods[pod].controller();
     out.problem = "replacement would land back on " + name(source) + ": a " + owner->kind +
                   " recreates its pod on the same node";
     return out;
   }
-  if (!model.recreated(pod)) return out;  // nothing comes back: nothing can bounce
-  placement::Landing landing = model.predict(pod, ctx.all_nodes(), ctx.ledger(), witness);
+  if (!scheduler.recreated(pod)) return out;  // nothing comes back: nothing can bounce
+  placement::Landing landing = scheduler.predict(pod, ctx.all_nodes(), ctx.ledger(), witness);
   if (landing.best.empty()) {
     out.problem =
         "replacement would not be scheduled: no node admits a new copy of the pod "
@@ -100,7 +100,7 @@ LandingVerdict check_landing(PlanContext& ctx, PodId pod, NodeId source, NodeId 
     out.back_on_source = std::any_of(refused.begin(), refused.end(),
                                      [source](const auto& r) { return r.first == source; });
     const auto& [node, why] = refused.front();
-    out.problem = why + ": " + scores_text(model, landing, node, witness);
+    out.problem = why + ": " + scores_text(scheduler, landing, node, witness);
     if (n > 1) {
       out.problem += "; " + std::to_string(acceptable.size()) + " of " + std::to_string(n) +
                      " acceptable, a move needs " + percent_text(ctx.options().min_landing_chance);

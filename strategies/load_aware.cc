@@ -314,7 +314,8 @@ class LoadAware {
       const std::string& ns = snapshot_.pods[pod].meta.namespace_;
       if (std::find(args_.excluded_namespaces.begin(), args_.excluded_namespaces.end(), ns) !=
           args_.excluded_namespaces.end()) {
-        ctx_.skip(pod, kName, SkipCode::kNamespaceExcluded, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        ctx_.skip(pod, kName, SkipCode::kNamespaceExcluded,
+                  "namespace excluded: evictableNamespaces.exclude lists " + ns);
         continue;
       }
       if (std::optional<std::string> why = scope_->filter->reject_reason(pod, switches)) {
@@ -372,7 +373,8 @@ class LoadAware {
       if (excess.empty()) {
         std::string why = "node relieved: " + name(source) +
                           " is within its targetThresholds after the evictions planned";
-        for (const Candidate& c : candidates) ctx_.skip(c.rank.pod, kName, SkipCode::kNodeRelieved, why);
+        for (const Candidate& c : candidates)
+          ctx_.skip(c.rank.pod, kName, SkipCode::kNodeRelieved, why);
         return;
       }
       size_t index = pick(candidates, excess);

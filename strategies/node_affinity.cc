@@ -65,7 +65,8 @@ void run_required(const policy::NodeAffinityArgs& args, const ProfileScope& scop
       if (!admit_for_eviction(ctx, scope, pod, kStrategy)) continue;
       TargetFound target = targets.best(pod, targets.candidates());
       if (!target.node) {
-        ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + violation + "; " + target.why_not);
+        ctx.skip(pod, kStrategy, SkipCode::kNoTarget,
+                 "no node fits: " + violation + "; " + target.why_not);
         continue;
       }
       std::string reason = violation + with_usage(target, ctx, "");
@@ -197,7 +198,8 @@ void run_preferred(const policy::NodeAffinityArgs& args, const ProfileScope& sco
                                  ? "no in-scope node that nodeFit may target scores more than " +
                                        std::to_string(here)
                                  : target.why_not;
-        ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no better node fits: " + preference + "; " + detail);
+        ctx.skip(pod, kStrategy, SkipCode::kNoTarget,
+                 "no better node fits: " + preference + "; " + detail);
         continue;
       }
       const int64_t target_score = placement::preferred_affinity_score(p, snapshot.nodes[*target.node]);

@@ -36,9 +36,9 @@ bool names_taint(const std::vector<std::string>& names, const model::Taint& tain
 }
 
 bool counts(const policy::NodeTaintsArgs& args, const model::Taint& taint) {
-  const bool effect = taint.effect == model::TaintEffect::kNoSchedule ||
-                      (args.include_prefer_no_schedule &&
-                       taint.effect == model::TaintEffect::kPreferNoSchedule);
+  const bool effect =
+      taint.effect == model::TaintEffect::kNoSchedule ||
+      (args.include_prefer_no_schedule && taint.effect == model::TaintEffect::kPreferNoSchedule);
   if (!effect || names_taint(args.excluded_taints, taint)) return false;
   return args.included_taints.empty() || names_taint(args.included_taints, taint);
 }
@@ -52,8 +52,8 @@ std::string describe(const model::Taint& taint) {
 }
 
 // The counted taints of `taints` that `pod` does not tolerate.
-std::vector<const model::Taint*> untolerated(
-    const model::Pod& pod, const std::vector<const model::Taint*>& taints) {
+std::vector<const model::Taint*> untolerated(const model::Pod& pod,
+                                             const std::vector<const model::Taint*>& taints) {
   std::vector<const model::Taint*> out;
   for (const model::Taint* taint : taints) {
     bool tolerated = std::any_of(
@@ -118,7 +118,8 @@ void run_node_taints(const policy::NodeTaintsArgs& args, const ProfileScope& sco
         // Upstream evicts here when nodeFit is off; loadshift never evicts a pod the placement
         // core cannot place (the pod keeps running on a NoSchedule node; evicted, it would stay
         // Pending).
-        ctx.skip(pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + violation + "; " + target.why_not);
+        ctx.skip(pod, kStrategy, SkipCode::kNoTarget,
+                 "no node fits: " + violation + "; " + target.why_not);
       }
     }
   }

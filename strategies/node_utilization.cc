@@ -202,7 +202,8 @@ class NodeUtilization {
       if (ctx_.planned(pod)) continue;
       const std::string& ns = snapshot_.pods[pod].meta.namespace_;
       if (excluded(args_.excluded_namespaces, ns)) {
-        ctx_.skip(pod, plugin_, SkipCode::kNamespaceExcluded, "namespace excluded: evictableNamespaces.exclude lists " + ns);
+        ctx_.skip(pod, plugin_, SkipCode::kNamespaceExcluded,
+                  "namespace excluded: evictableNamespaces.exclude lists " + ns);
         continue;
       }
       if (std::optional<std::string> why = scope_.filter->reject_reason(pod, {})) {

@@ -23,11 +23,10 @@ std::string job_label(const placement::GangJob& job) {
 }
 
 // A pod of a gang that counts toward its minAvailable: running, bound, not being deleted.
-bool running_member(const model::Snapshot& snapshot, const placement::GangJob& job,
-                    size_t member) {
+bool running_member(const model::Snapshot& snapshot, const placement::GangJob& job, size_t member) {
   const model::Pod& pod = snapshot.pods[job.pods[member]];
-  return job.live_nodes[member] != placement::kNoNode &&
-         pod.phase == model::PodPhase::kRunning && !pod.meta.deleting;
+  return job.live_nodes[member] != placement::kNoNode && pod.phase == model::PodPhase::kRunning &&
+         !pod.meta.deleting;
 }
 
 }  // namespace

@@ -194,7 +194,9 @@ void evict_selected(std::vector<Selected> selected, const std::string& strategy,
       // As upstream, the plugin stops here: the pod it stops at is skipped with the limit (the
       // controller counts the limit once, under the descheduler's metric label), the rest are one
       // note, not a skip each (with a lifetime of a day that can be every pod of the cluster).
-      ctx.skip(s.pod, strategy, ctx.limit_reason(s.pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total eviction limit reached"}));
+      ctx.skip(
+          s.pod, strategy,
+          ctx.limit_reason(s.pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total limit"}));
       if (selected.size() - i > 1) {
         ctx.plan().notes.push_back("profile " + scope.name + ": " + strategy + ": " +
                                    std::to_string(selected.size() - i - 1) +

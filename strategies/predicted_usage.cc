@@ -66,8 +66,7 @@ double percent_of(const model::Node& node, std::string_view resource, double amo
   return 100.0 * amount / allocatable;
 }
 
-PredictedUsage::PredictedUsage(const model::Snapshot& snapshot,
-                               std::vector<std::string> resources)
+PredictedUsage::PredictedUsage(const model::Snapshot& snapshot, std::vector<std::string> resources)
     : snapshot_(&snapshot),
       resources_(std::move(resources)),
       usage_(snapshot.nodes.size()),

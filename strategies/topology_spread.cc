@@ -67,7 +67,7 @@ struct Constraint {
 // The selector of `spec` with key=value added for each matchLabelKeys key the pod has. A null
 // selector stays null (selects nothing), as upstream's mergeLabelSetWithSelector leaves it.
 std::optional<model::LabelSelector> merged_selector(const TopologySpreadConstraint& spec,
-                                                        const Pod& owner) {
+                                                    const Pod& owner) {
   std::optional<model::LabelSelector> selector = spec.label_selector;
   if (!selector) return selector;
   for (const std::string& key : spec.match_label_keys) {
@@ -115,8 +115,8 @@ std::string constraint_key(const Constraint& c, const Pod& owner) {
   if (spec.node_taints_policy == InclusionPolicy::kHonor) {
     key += "tolerations:";
     for (const model::Toleration& t : owner.tolerations) {
-      key += t.key + (t.op == model::TolerationOperator::kExists ? " exists " : " = ") +
-             t.value + " " + (t.effect ? std::string(model::to_string(*t.effect)) : "*") + " " +
+      key += t.key + (t.op == model::TolerationOperator::kExists ? " exists " : " = ") + t.value +
+             " " + (t.effect ? std::string(model::to_string(*t.effect)) : "*") + " " +
              (t.toleration_seconds ? std::to_string(*t.toleration_seconds) : "-") + ",";
     }
     key += ";";
@@ -416,7 +416,9 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
     if (ctx.total_limit_reached()) {
       // As upstream, the plugin stops here: this pod is skipped with the limit, the rest are one
       // note.
-      ctx.skip(c.pod, kStrategy, ctx.limit_reason(c.pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total eviction limit reached"}));
+      ctx.skip(
+          c.pod, kStrategy,
+          ctx.limit_reason(c.pod, nullptr).value_or(Skip{SkipCode::kTotalLimit, "total limit"}));
       if (chosen.size() - k > 1) {
         ctx.plan().notes.push_back("profile " + scope.name + ": " + kStrategy + ": " +
                                    std::to_string(chosen.size() - k - 1) +
@@ -431,7 +433,8 @@ void run_topology_spread(const policy::TopologySpreadArgs& args, const ProfileSc
                   [&](NodeId node) { return refusal(ctx, *c.rule, c.domain, node); }};
     TargetFound target = targets.best(c.pod, targets.candidates(), &rule);
     if (!target.node) {
-      ctx.skip(c.pod, kStrategy, SkipCode::kNoTarget, "no node fits: " + why + "; " + target.why_not);
+      ctx.skip(c.pod, kStrategy, SkipCode::kNoTarget,
+               "no node fits: " + why + "; " + target.why_not);
       continue;
     }
     std::string reason = why + " -> " + snapshot.nodes[*target.node].meta.name;

@@ -46,18 +46,18 @@
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
 #include "controller/policy_watcher.h"
-#include "report/report.h"
 #include "controller/structured_log.h"
-#include "usage/usage_sources.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
 #include "placement/cluster_index.h"
+#include "report/report.h"
 #include "strategies/plan.h"
 #include "test/bench/bench_clock.h"
 #include "test/bench/fake_cluster.h"
 #include "test/kube/fake_api_server.h"
 #include "test/metrics/fake_prometheus.h"
+#include "usage/usage_sources.h"
 
 namespace {
 
@@ -433,8 +433,7 @@ int main(int argc, char** argv) {
     measure("usage fetch: node queries only",
             [&] { (void)source->fetch(usage::node_identities(snapshot), nodes_only); });
     measure("usage fetch (as the cycle)", [&] {
-      usage =
-          source->fetch(usage::node_identities(snapshot), usage::usage_request(*current));
+      usage = source->fetch(usage::node_identities(snapshot), usage::usage_request(*current));
     });
     strategies::PlanOptions plan_options;
     plan_options.now = std::chrono::system_clock::now();
@@ -443,7 +442,7 @@ int main(int argc, char** argv) {
     std::ostringstream report;
     measure("dry-run report", [&] {
       report::write_report(*index, plan, usage, report::ReportFormat::kTable,
-                               report::ReportStyle{false, ""}, report);
+                           report::ReportStyle{false, ""}, report);
     });
     std::printf(
         "one cycle's steps alone (%zu nodes known, %zu pods with usage, %zu evictions, report "

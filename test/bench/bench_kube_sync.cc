@@ -21,8 +21,8 @@
 #include <vector>
 
 #include "kube/cluster_reader.h"
-#include "model/decode.h"
 #include "kube/watch_cache.h"
+#include "model/decode.h"
 #include "test/bench/bench_clock.h"
 #include "test/bench/fake_cluster.h"
 #include "test/kube/fake_api_server.h"

@@ -9,10 +9,10 @@
 #include <sstream>
 
 #include "cli/commands.h"
-#include "model/rfc3339.h"
-#include "usage/usage_sources.h"
 #include "metrics/file_source.h"
+#include "model/rfc3339.h"
 #include "policy/loader.h"
+#include "usage/usage_sources.h"
 
 using namespace loadshift::cli;
 using namespace loadshift::usage;

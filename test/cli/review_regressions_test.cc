@@ -7,9 +7,9 @@
 
 #include "cli/commands.h"
 #include "model/rfc3339.h"
+#include "policy/loader.h"
 #include "report/report_writers.h"
 #include "usage/usage_sources.h"
-#include "policy/loader.h"
 
 using namespace loadshift;
 using namespace loadshift::cli;

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "usage/usage_sources.h"
 #include "metrics/file_source.h"
 #include "policy/loader.h"
 #include "test/metrics/fake_prometheus.h"
+#include "usage/usage_sources.h"
 
 using namespace loadshift::cli;
 using namespace loadshift::usage;

@@ -316,8 +316,7 @@ TEST_CASE("snapshot file: a list that started over leaves nothing twice", "[kube
   CHECK(read.restarts == 1);
   CHECK(writer.finish() == 41);
   loadshift::model::Snapshot back;
-  loadshift::model::DecodeSummary summary =
-      loadshift::model::decode_json(file.str(), &back);
+  loadshift::model::DecodeSummary summary = loadshift::model::decode_json(file.str(), &back);
   for (const auto& e : summary.errors) UNSCOPED_INFO(e.to_string());
   REQUIRE(summary.ok());
   CHECK(back.pods.size() == 20);

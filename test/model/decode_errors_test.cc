@@ -6,7 +6,6 @@
 
 #include "model/decode.h"
 
-
 using namespace loadshift::model;
 using Catch::Contains;
 

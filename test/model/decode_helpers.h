@@ -20,7 +20,7 @@ inline model::Snapshot decode_clean(std::string_view json) {
 
 // Feeds `json` to one decoder in pieces of `chunk` bytes.
 inline model::DecodeSummary decode_in_chunks(std::string_view json, size_t chunk,
-                                                 model::Snapshot* snapshot) {
+                                             model::Snapshot* snapshot) {
   model::JsonSnapshotDecoder decoder(snapshot);
   for (size_t at = 0; at < json.size(); at += chunk) decoder.feed(json.substr(at, chunk));
   return decoder.finish();

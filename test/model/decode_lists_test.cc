@@ -8,7 +8,6 @@
 #include "model/decode.h"
 #include "snapshot_text.h"
 
-
 using namespace loadshift::model;
 using loadshift::testing::decode_clean;
 using loadshift::testing::decode_in_chunks;

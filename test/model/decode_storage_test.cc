@@ -9,7 +9,6 @@
 #include "model/model.h"
 #include "snapshot_text.h"
 
-
 using namespace loadshift::model;
 using loadshift::testing::decode_clean;
 using loadshift::testing::decode_in_chunks;

@@ -6,7 +6,6 @@
 #include "decode_helpers.h"
 #include "model/decode.h"
 
-
 using namespace loadshift::model;
 using loadshift::testing::decode_clean;
 

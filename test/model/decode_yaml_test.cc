@@ -8,7 +8,6 @@
 #include "model/decode.h"
 #include "snapshot_text.h"
 
-
 using namespace loadshift::model;
 using Catch::Contains;
 using loadshift::testing::SnapshotText;

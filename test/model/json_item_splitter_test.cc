@@ -7,7 +7,6 @@
 
 #include "model/json_item_splitter.h"
 
-
 using namespace loadshift::model;
 
 namespace {

@@ -5,14 +5,13 @@
 #include <string>
 #include <vector>
 
-#include "test/model/builders.h"
 #include "placement/gpu.h"
 #include "placement/gpu_annotations.h"
+#include "test/model/builders.h"
 
 namespace loadshift::testing {
 
 using namespace loadshift::placement;
-
 
 inline std::string hami_device_json(const std::string& uuid, int index, int64_t mem, int numa,
                              bool healthy = true, const std::string& type = "NVIDIA-H20") {

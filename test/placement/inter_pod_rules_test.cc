@@ -3,9 +3,9 @@
 // scheduler filtering.go of both plugins), with hand-counted expectations.
 #include <catch2/catch.hpp>
 
-#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+#include "test/model/builders.h"
 
 using namespace loadshift::placement;
 

@@ -2,11 +2,11 @@
 // preferred term holding one keeps the pod where it is (issue 10, cases 1 and 3).
 #include <catch2/catch.hpp>
 
-#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/node_selector_parsing.h"
 #include "placement/placer.h"
 #include "placement/predicates.h"
+#include "test/model/builders.h"
 
 using namespace loadshift::placement;
 

@@ -10,9 +10,9 @@
 #include <regex>
 #include <set>
 
-#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+#include "test/model/builders.h"
 
 using namespace loadshift::testing;
 

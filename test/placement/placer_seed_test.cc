@@ -6,8 +6,8 @@
 #include <numeric>
 #include <sstream>
 
-#include "placement/cluster_index.h"
 #include "model/decode.h"
+#include "placement/cluster_index.h"
 #include "placement/placer.h"
 
 using namespace loadshift::placement;

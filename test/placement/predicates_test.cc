@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <new>
 
-#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
 #include "placement/predicates.h"
+#include "test/model/builders.h"
 
 using namespace loadshift::placement;
 

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "model/model.h"
 #include "placement/hypernode_tree.h"
 #include "placement/ledger.h"
-#include "model/model.h"
 
 namespace loadshift::placement {
 using namespace loadshift::model;

@@ -2,9 +2,9 @@
 // (issue 10, case 2).
 #include <catch2/catch.hpp>
 
-#include "test/model/builders.h"
 #include "placement/cluster_index.h"
 #include "placement/placer.h"
+#include "test/model/builders.h"
 
 using namespace loadshift::placement;
 

@@ -7,8 +7,8 @@
 #include <memory>
 #include <string>
 
-#include "placement/cluster_index.h"
 #include "model/decode.h"
+#include "placement/cluster_index.h"
 #include "strategies/plan.h"
 
 namespace loadshift::testing {
@@ -108,7 +108,8 @@ struct ReportFixture {
     plan.skipped.push_back({1, 0, "LoadAware", strategies::SkipCode::kNamespaceExcluded,
                             "namespace excluded: default is in "
                             "evictableNamespaces.exclude"});
-    plan.skipped.push_back({3, 0, "LoadAware", strategies::SkipCode::kNotEvictable, "ownerless pod: no ownerReferences"});
+    plan.skipped.push_back({3, 0, "LoadAware", strategies::SkipCode::kNotEvictable,
+                            "ownerless pod: no ownerReferences"});
     plan.skipped.push_back({2, 1, "LoadAware", strategies::SkipCode::kNamespaceExcluded,
                             "namespace excluded: default is in "
                             "evictableNamespaces.exclude"});

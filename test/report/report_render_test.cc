@@ -246,8 +246,9 @@ TEST_CASE("report content: reason phrase and detail, summary wording", "[report]
 TEST_CASE("report table: more than twenty pods in a group are counted, not listed", "[report]") {
   ReportFixture f;
   f.plan.skipped.clear();
-  for (int i = 0; i < 23; ++i) f.plan.skipped.push_back({1, 0, "LoadAware", loadshift::strategies::SkipCode::kNotEvictable,
-                              "same reason: x"});
+  for (int i = 0; i < 23; ++i)
+    f.plan.skipped.push_back(
+        {1, 0, "LoadAware", loadshift::strategies::SkipCode::kNotEvictable, "same reason: x"});
   std::ostringstream out;
   write_report(*f.index, f.plan, {}, ReportFormat::kTable, {}, out);
   CHECK_THAT(out.str(), Catch::Contains("  same reason (23)\n"));

@@ -36,8 +36,8 @@ TEST_CASE("the evict annotation overrides protections but not the later rules",
     args.label_selector = model::LabelSelector{labels({{"app", "x"}}), {}};
     CHECK(f.reason(args) == "");
     SECTION("but not the namespace rule") {
-      args.namespace_label_selector = model::LabelSelector{
-          labels({{"kubernetes.io/metadata.name", "other"}}), {}};
+      args.namespace_label_selector =
+          model::LabelSelector{labels({{"kubernetes.io/metadata.name", "other"}}), {}};
       CHECK(f.reason(args) ==
             "namespace not selected: namespace default does not match namespaceLabelSelector");
     }

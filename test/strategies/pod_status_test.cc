@@ -206,7 +206,7 @@ TEST_CASE("PodLifeTime: a pod without a readable creation time is never old enou
 
 // A condition that changed `ago` before kNow.
 model::PodConditions::Condition changed(std::string_view type, std::string_view status,
-                                            std::string_view reason, std::chrono::seconds ago) {
+                                        std::string_view reason, std::chrono::seconds ago) {
   return {
       type, status, reason,
       std::chrono::duration_cast<std::chrono::seconds>((kNow - ago).time_since_epoch()).count()};

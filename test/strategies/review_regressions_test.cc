@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "policy/loader.h"
 #include "model/rfc3339.h"
+#include "policy/loader.h"
 #include "test/strategies/balance_harness.h"
 
 namespace {
