@@ -1,6 +1,7 @@
 // The controller's metric families and what each update means.
 #include "controller/controller_metrics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 
@@ -17,6 +18,25 @@ prometheus::Histogram::BucketBoundaries loop_buckets() {
 
 std::string label(std::string_view text) {
   return std::string(text);
+}
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
+// Sets `family`'s series to `values` (labels -> value) and removes the ones of `exported` that
+// `values` lacks; `exported` becomes the labels of `values`.
+void replace_series(prometheus::Family<prometheus::Gauge>& family,
+                    const std::map<prometheus::Labels, double>& values,
+                    std::set<prometheus::Labels>& exported) {
+  for (const prometheus::Labels& labels : exported) {
+    if (values.count(labels) == 0) family.Remove(&family.Add(labels));
+  }
+  exported.clear();
+  for (const auto& [labels, value] : values) {
+    family.Add(labels).Set(value);
+    exported.insert(labels);
+  }
 }
 
 }  // namespace
@@ -56,6 +76,17 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                       .Help("Unix time the last cycle ended")
                       .Register(registry)
                       .Add({})),
+      last_success_(BuildGauge()
+                        .Name("loadshift_last_successful_cycle_timestamp_seconds")
+                        .Help("Unix time the last cycle that was not skipped ended (the start "
+                              "time before the first)")
+                        .Register(registry)
+                        .Add({})),
+      interval_(BuildGauge()
+                    .Name("loadshift_descheduling_interval_seconds")
+                    .Help("The time between two cycles (--descheduling-interval)")
+                    .Register(registry)
+                    .Add({})),
       node_class_(BuildGauge()
                       .Name("loadshift_node_class")
                       .Help("1 for the class the last plan gave the node")
@@ -64,6 +95,21 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                  .Name("loadshift_nodes")
                  .Help("Nodes per class in the last plan")
                  .Register(registry)),
+      planned_ratio_(BuildGauge()
+                         .Name("loadshift_node_planned_utilization_ratio")
+                         .Help("Node utilisation (0..1) by resource the last plan predicts after "
+                               "its evictions")
+                         .Register(registry)),
+      coverage_by_profile_(BuildGauge()
+                               .Name("loadshift_load_aware_coverage_ratio")
+                               .Help("In-scope nodes with usage data (0..1) at the last plan, "
+                                     "per LoadAware profile")
+                               .Register(registry)),
+      coverage_required_(BuildGauge()
+                             .Name("loadshift_load_aware_coverage_required_ratio")
+                             .Help("The share of in-scope nodes LoadAware needs usage data of "
+                                   "before it evicts (minNodeCoverage), per profile")
+                             .Register(registry)),
       coverage_(BuildGauge()
                     .Name("loadshift_usage_node_coverage_ratio")
                     .Help("Nodes in scope with usage data in the last fetch, as a ratio")
@@ -115,6 +161,7 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
       .Register(registry)
       .Add({{"AppVersion", label(version)}, {"DeschedulerVersion", label(version)}})
       .Set(1);
+  last_success_.Set(unix_now());
 }
 
 void ControllerMetrics::count_eviction(std::string_view result, std::string_view strategy,
@@ -155,29 +202,43 @@ void ControllerMetrics::observe_cycle(double seconds, const strategies::Plan* pl
 void ControllerMetrics::count_cycle(std::string_view result, std::string_view skip_reason) {
   cycles_.Add({{"result", label(result)}}).Increment();
   if (!skip_reason.empty()) cycles_skipped_.Add({{"reason", label(skip_reason)}}).Increment();
-  last_cycle_.Set(
-      std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count());
+  const double now = unix_now();
+  last_cycle_.Set(now);
+  if (result != "skipped") last_success_.Set(now);
+}
+
+void ControllerMetrics::set_interval(double seconds) {
+  interval_.Set(seconds);
 }
 
 void ControllerMetrics::record_nodes(const placement::ClusterIndex& index,
                                      const strategies::Plan& plan) {
   std::lock_guard<std::mutex> lock(nodes_mutex_);
-  std::set<std::pair<std::string, std::string>> now;
+  std::map<prometheus::Labels, double> classes, planned, coverage, required;
   std::map<std::string, double> per_class;
   for (const strategies::NodeState& state : plan.nodes) {
     if (state.node >= index.snapshot().nodes.size()) continue;
-    std::string node = index.snapshot().nodes[state.node].meta.name;
+    const std::string& node = index.snapshot().nodes[state.node].meta.name;
     std::string cls = strategies::to_string(state.node_class);
-    node_class_.Add({{"node", node}, {"class", cls}}).Set(1);
-    now.emplace(std::move(node), cls);
+    classes[{{"node", node}, {"class", cls}, {"pool", state.pool}}] = 1;
     per_class[cls] += 1;
-  }
-  for (const auto& [node, cls] : class_gauges_) {
-    if (now.count({node, cls}) == 0) {
-      node_class_.Remove(&node_class_.Add({{"node", node}, {"class", cls}}));
+    if (state.cpu_after) planned[{{"node", node}, {"resource", "cpu"}}] = *state.cpu_after / 100;
+    if (state.memory_after) {
+      planned[{{"node", node}, {"resource", "memory"}}] = *state.memory_after / 100;
     }
   }
-  class_gauges_ = std::move(now);
+  for (const strategies::UsageCoverage& counted : plan.coverage) {
+    // Two LoadAware runs in one profile: the lower coverage is the one that stops evictions.
+    prometheus::Labels labels{{"profile", counted.profile}};
+    auto [it, fresh] = coverage.emplace(labels, counted.percent() / 100);
+    if (!fresh) it->second = std::min(it->second, counted.percent() / 100);
+    auto [need, first] = required.emplace(labels, counted.required_percent / 100);
+    if (!first) need->second = std::max(need->second, counted.required_percent / 100);
+  }
+  replace_series(node_class_, classes, class_series_);
+  replace_series(planned_ratio_, planned, planned_series_);
+  replace_series(coverage_by_profile_, coverage, coverage_series_);
+  replace_series(coverage_required_, required, required_series_);
   for (const char* cls :
        {"unknown", "underutilized", "appropriate", "overutilized", "unclassified"}) {
     nodes_.Add({{"class", cls}}).Set(per_class[cls]);

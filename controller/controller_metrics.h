@@ -37,12 +37,19 @@ class ControllerMetrics {
 
   // descheduler_loop_duration_seconds and, per plugin, descheduler_strategy_duration_seconds.
   void observe_cycle(double seconds, const strategies::Plan* plan);
-  // loadshift_cycles_total{result="evicted|nothing_to_do|skipped"}, and for "skipped"
-  // loadshift_cycles_skipped_total{reason}; loadshift_last_cycle_timestamp_seconds.
+  // loadshift_cycles_total{result="evicted|nothing_to_do|skipped|standby"}, and for "skipped"
+  // loadshift_cycles_skipped_total{reason}; loadshift_last_cycle_timestamp_seconds, and unless
+  // skipped loadshift_last_successful_cycle_timestamp_seconds (the start time until then).
   void count_cycle(std::string_view result, std::string_view skip_reason = "");
+  // loadshift_descheduling_interval_seconds (--descheduling-interval), for the alerts.
+  void set_interval(double seconds);
 
-  // loadshift_node_class{node,class} (1 for the node's class, replaced per plan) and
-  // loadshift_nodes{class}.
+  // Per plan: loadshift_node_class{node,class,pool} (1 for the node's class; pool is the node's
+  // usage-pool label value, "" for none), loadshift_nodes{class},
+  // loadshift_node_planned_utilization_ratio{node,resource} (cpu and memory the plan predicts
+  // after its evictions), and per LoadAware run loadshift_load_aware_coverage_ratio{profile} and
+  // loadshift_load_aware_coverage_required_ratio{profile}. Series of nodes and profiles gone
+  // from the plan are removed.
   void record_nodes(const placement::ClusterIndex& index, const strategies::Plan& plan);
   // loadshift_usage_node_coverage_ratio: nodes with usage data / nodes in scope.
   void set_coverage(double ratio);
@@ -67,8 +74,13 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Counter>& cycles_;
   prometheus::Family<prometheus::Counter>& cycles_skipped_;
   prometheus::Gauge& last_cycle_;
+  prometheus::Gauge& last_success_;
+  prometheus::Gauge& interval_;
   prometheus::Family<prometheus::Gauge>& node_class_;
   prometheus::Family<prometheus::Gauge>& nodes_;
+  prometheus::Family<prometheus::Gauge>& planned_ratio_;
+  prometheus::Family<prometheus::Gauge>& coverage_by_profile_;
+  prometheus::Family<prometheus::Gauge>& coverage_required_;
   prometheus::Gauge& coverage_;
   prometheus::Histogram& fetch_duration_;
   prometheus::Counter& fetch_errors_;
@@ -79,7 +91,8 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Counter>& soft_taint_changes_;
   prometheus::Gauge& cooling_workloads_;
   std::mutex nodes_mutex_;
-  std::set<std::pair<std::string, std::string>> class_gauges_;  // (node, class) with a gauge
+  // The labels of every per-plan series now exported, to remove those the next plan lacks.
+  std::set<prometheus::Labels> class_series_, planned_series_, coverage_series_, required_series_;
 };
 
 }  // namespace loadshift::controller

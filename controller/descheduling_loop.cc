@@ -56,7 +56,9 @@ DeschedulingLoop::DeschedulingLoop(kube::ApiClient& client, kube::WatchCache& ca
       self_metrics_(self_metrics),
       elector_(elector),
       settings_(std::move(settings)),
-      stop_(stop) {}
+      stop_(stop) {
+  metrics_.set_interval(std::chrono::duration<double>(settings_.interval).count());
+}
 
 bool DeschedulingLoop::may_evict_now(std::string* why) const {
   if (stop_.load()) {
@@ -219,6 +221,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     // that joins during the fetch is in the snapshot without usage: unknown for this cycle.)
     usage::UsageFlags flags;
     flags.prometheus_url = settings_.prometheus_url;
+    flags.self_metrics = &self_metrics_;
     std::string secret_error;
     flags.providers_token = read_providers_token(*policy, &secret_error);
     if (!secret_error.empty()) {

@@ -29,7 +29,13 @@ void log_result(const std::string& path, const policy::LoadResult& result) {
 PolicyWatcher::PolicyWatcher(std::string path, prometheus::Registry& registry)
     : path_(std::move(path)),
       reload_success_(reloads_family(registry).Add({{"result", "success"}})),
-      reload_failure_(reloads_family(registry).Add({{"result", "failure"}})) {}
+      reload_failure_(reloads_family(registry).Add({{"result", "failure"}})),
+      valid_(prometheus::BuildGauge()
+                 .Name("loadshift_policy_valid")
+                 .Help("1 while the policy file's content loaded, 0 while it is refused (the "
+                       "previous policy keeps running)")
+                 .Register(registry)
+                 .Add({})) {}
 
 bool PolicyWatcher::read_file(std::string& bytes, std::string& error) const {
   std::ifstream file(path_, std::ios::binary);
@@ -54,6 +60,7 @@ policy::LoadResult PolicyWatcher::load_initial() {
   log_result(path_, result);
   last_bytes_ = std::move(bytes);
   if (result.policy) current_ = std::make_shared<const policy::Policy>(*result.policy);
+  valid_.Set(result.policy ? 1 : 0);
   return result;
 }
 
@@ -73,10 +80,12 @@ PolicyReload PolicyWatcher::poll(policy::LoadResult* out) {
   if (result.policy) {
     current_ = std::make_shared<const policy::Policy>(*result.policy);
     reload_success_.Increment();
+    valid_.Set(1);
     log_line(spdlog::level::info, "policy reloaded", {{"policy", path_}});
     outcome = PolicyReload::kReloaded;
   } else {
     reload_failure_.Increment();
+    valid_.Set(0);
     log_line(spdlog::level::err, "policy rejected; the previous one stays",
              {{"policy", path_}, {"errors", std::to_string(result.errors.size())}});
   }

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <prometheus/counter.h>
+#include <prometheus/gauge.h>
 #include <prometheus/registry.h>
 
 #include <memory>
@@ -27,7 +28,9 @@ enum class PolicyReload {
 class PolicyWatcher {
  public:
   // Watches `path`; counts reloads in `registry` as
-  // loadshift_policy_reloads_total{result="success"|"failure"}. Call load_initial() before use.
+  // loadshift_policy_reloads_total{result="success"|"failure"} and sets loadshift_policy_valid
+  // (1 while the file's last bytes loaded, 0 while they are refused and an older policy runs).
+  // Call load_initial() before use.
   PolicyWatcher(std::string path, prometheus::Registry& registry);
   PolicyWatcher(const PolicyWatcher&) = delete;
   PolicyWatcher& operator=(const PolicyWatcher&) = delete;
@@ -51,6 +54,7 @@ class PolicyWatcher {
   std::shared_ptr<const policy::Policy> current_;
   prometheus::Counter& reload_success_;
   prometheus::Counter& reload_failure_;
+  prometheus::Gauge& valid_;
 };
 
 }  // namespace loadshift::controller

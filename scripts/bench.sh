@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmarks: generates the synthetic clusters of ../shared/PERFORMANCE.md in a temporary
+# Benchmarks: generates the synthetic clusters of test/data/shared/tools/gen_cluster.py in a temporary
 # directory (never committed) and runs bench_placement, bench_plan and bench_kube_sync on them,
 # bench_controller_cycle on the largest; then bench_usage_fetch against a
 # real Prometheus (see below) and bench_prometheus_decode. Prints figures.
@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/build.sh >/dev/null
-gen=../shared/tools/gen_cluster.py
+gen=test/data/shared/tools/gen_cluster.py
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 sizes=("$@")

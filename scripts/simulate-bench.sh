@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Convergence figures (docs/performance.md, docs/convergence.md): `loadshift simulate` on the
-# bundled example and on synthetic 1,000-node clusters of ../shared/tools/gen_cluster.py, with and
+# bundled example and on synthetic 1,000-node clusters of test/data/shared/tools/gen_cluster.py, with and
 # without landing prediction and the soft taint. Two synthetic clusters: the generator's as it is,
 # and a variant where the pods of the hot nodes request a fifth of what they did (under-requested
 # pods: the hot nodes look the emptiest to the scheduler, the ping-pong case). Prints figures;
@@ -33,7 +33,7 @@ run_all "bundled example (examples/seed-cluster)" \
 run_all "examples/ping-pong" examples/ping-pong/policy.yaml examples/ping-pong/cluster.yaml \
   examples/ping-pong/usage.json
 
-python3 ../shared/tools/gen_cluster.py --nodes "$nodes" --pods-per-node 30 --hot-fraction 0.1 \
+python3 test/data/shared/tools/gen_cluster.py --nodes "$nodes" --pods-per-node 30 --hot-fraction 0.1 \
   --seed 1 --out "$dir/cluster.json" --usage-out "$dir/usage.json" --pod-usage >/dev/null
 cat >"$dir/policy.yaml" <<'POLICY'
 apiVersion: descheduler/v1alpha2

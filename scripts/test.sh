@@ -3,7 +3,9 @@
 # UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the decoder,
 # policy-loader and usage-reader fuzz targets for a short while
 # (clang's libFuzzer). First, before any build, the Kubernetes manifests of deploy/ are rendered
-# and checked (test/deploy/render_test.sh).
+# and checked (test/deploy/render_test.sh), and the alerts and the dashboard
+# (test/deploy/monitoring_test.sh); after the Release build, the container image
+# (test/deploy/image_test.sh) and the documentation's commands (test/docs/docs_test.py).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,8 +17,11 @@ jobs=$(nproc)
 # checkout's absolute path, compile again in a new place).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
-echo "== deployment manifests (kubectl kustomize, yamllint, RBAC and pod checks)"
+echo "== deployment manifests (kubectl kustomize, yamllint, schemas, RBAC and pod checks)"
 bash test/deploy/render_test.sh
+
+echo "== alerts and dashboard (promtool check rules, promtool test rules, dashboard queries)"
+bash test/deploy/monitoring_test.sh
 
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOADSHIFT_WERROR=ON >/dev/null
@@ -28,6 +33,12 @@ echo "== Release build of loadshift, warnings as errors (what a packager builds,
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOADSHIFT_WERROR=ON \
   -DLOADSHIFT_PCH=OFF >/dev/null
 cmake --build build-release -j"$jobs" --target loadshift
+
+echo "== the container image (scripts/build-image.sh: its files, config, and loadshift run inside)"
+bash test/deploy/image_test.sh
+
+echo "== the docs: every command of README.md and docs/*.md, links, no pointer outside the repository"
+python3 test/docs/docs_test.py
 
 echo "== build and test with AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOADSHIFT_SANITIZE=ON \

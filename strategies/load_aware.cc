@@ -127,12 +127,22 @@ class LoadAware {
     double coverage =
         in_scope == 0 ? 100.0
                       : 100.0 * static_cast<double>(known_.size()) / static_cast<double>(in_scope);
+    UsageCoverage counted{scope_ != nullptr ? scope_->name : "", known_.size(), in_scope, 100};
+    size_t may_miss = std::max<size_t>(1, in_scope / 10);
+    if (args_.metrics.min_node_coverage) {
+      counted.required_percent = *args_.metrics.min_node_coverage;
+    } else if (in_scope > 0) {
+      counted.required_percent = 100.0 *
+                                 static_cast<double>(in_scope - std::min(may_miss, in_scope)) /
+                                 static_cast<double>(in_scope);
+    }
+    // Recorded when planning (not when another plugin only asks for the classes).
+    if (scope_ != nullptr) ctx_.plan().coverage.push_back(counted);
     std::string rule;
     if (args_.metrics.min_node_coverage) {
       if (coverage + kEpsilon >= *args_.metrics.min_node_coverage) return true;
       rule = "minNodeCoverage is " + setting_text(*args_.metrics.min_node_coverage);
     } else {
-      size_t may_miss = std::max<size_t>(1, in_scope / 10);
       if (known_.size() + may_miss >= in_scope) return true;
       rule = "without minNodeCoverage at most " + std::to_string(may_miss) +
              " may lack it (max(1, 10%))";

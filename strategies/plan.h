@@ -113,6 +113,19 @@ struct NodeState {
   std::string classified_by;  // plugin that classified it ("" when none did)
 };
 
+// What LoadAware counted before it acted: the in-scope nodes with usage data and the share of
+// them the policy requires (minNodeCoverage, or else all but max(1, 10%) of them). For
+// loadshift_load_aware_coverage_ratio and loadshift_load_aware_coverage_required_ratio.
+struct UsageCoverage {
+  std::string profile;
+  size_t known = 0, in_scope = 0;
+  double required_percent = 100;
+  double percent() const {
+    return in_scope == 0 ? 100.0
+                         : 100.0 * static_cast<double>(known) / static_cast<double>(in_scope);
+  }
+};
+
 // How long one plugin of one profile took to plan (for descheduler_strategy_duration_seconds).
 struct PluginRun {
   std::string profile, plugin;
@@ -127,6 +140,7 @@ struct Plan {
   // 90%; nothing evicted"), and other notes for a person.
   std::vector<std::string> notes;
   std::vector<PluginRun> plugin_runs;  // every plugin run, in run order
+  std::vector<UsageCoverage> coverage;  // one per LoadAware run that planned, in run order
 };
 
 struct PlanOptions {

@@ -146,7 +146,7 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
     if (flags.providers_token && settings.address == providers_url(policy)) {
       settings.bearer_token = *flags.providers_token;
     }
-    return std::make_unique<metrics::PrometheusSource>(std::move(settings));
+    return std::make_unique<metrics::PrometheusSource>(std::move(settings), flags.self_metrics);
   }
   std::string address =
       !flags.prometheus_url.empty() ? flags.prometheus_url : providers_url(policy);
@@ -157,7 +157,7 @@ std::unique_ptr<metrics::NodeUsageSource> make_usage_source(const UsageFlags& fl
     if (flags.providers_token && address == providers_url(policy)) {
       settings.bearer_token = *flags.providers_token;
     }
-    return std::make_unique<metrics::PrometheusSource>(std::move(settings));
+    return std::make_unique<metrics::PrometheusSource>(std::move(settings), flags.self_metrics);
   }
   if (why_none != nullptr) {
     *why_none =

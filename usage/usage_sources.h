@@ -14,6 +14,7 @@
 
 #include "metrics/node_usage_source.h"
 #include "metrics/prometheus_source.h"
+#include "metrics/self_metrics.h"
 #include "model/model.h"
 #include "policy/policy.h"
 #include "strategies/plan.h"
@@ -29,6 +30,9 @@ struct UsageFlags {
   // The token of the policy's metricsProviders prometheus authToken secretReference, when the
   // caller read that Secret (the controller does); sent to the metricsProviders url.
   std::optional<std::string> providers_token;
+  // Where a Prometheus source counts its queries (loadshift_usage_query_duration_seconds,
+  // loadshift_usage_query_errors_total); null: not counted. Must outlive the source.
+  metrics::SelfMetrics* self_metrics = nullptr;
 };
 
 // Checks --prometheus URL (empty: not given, fine); writes the problem to `err` and returns

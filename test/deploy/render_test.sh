@@ -7,14 +7,19 @@
 # non-root on a read-only root filesystem, probes and ports, the policy ConfigMap mounted as a
 # directory and parsing as a DeschedulerPolicy, dry-run in the base and not in the overlays, the
 # soft-taint overlay turning --soft-taint-hot-nodes on with `patch` on nodes (only there), the
-# image settable with `kustomize edit set image`.
+# volcano overlay a drop-in for the Volcano descheduler of Volcano's installer (its namespace,
+# ServiceAccount and ConfigMap, none of them created), the monitoring overlay's ServiceMonitor,
+# PrometheusRule and dashboard, the image settable with `kustomize edit set image` and tagged
+# with the project's version. Every rendered object is validated against the Kubernetes and
+# Prometheus Operator schemas, strictly (test/deploy/validate_schemas.mjs, node_modules/ from
+# scripts/setup.sh).
 #
 # Usage: test/deploy/render_test.sh [RULES.json]
 #   RULES.json, when given, receives the ClusterRole and Role rules as a JSON list of
 #   {"namespace": "" | "loadshift", "apiGroups", "resources", "verbs", "resourceNames",
 #    "nonResourceURLs"} (namespace "" = cluster-wide), for a test that serves them from a fake
 #   API server.
-# Needs kubectl (with its built-in kustomize), yamllint and python3 with PyYAML. Exits non-zero
+# Needs kubectl (with its built-in kustomize), yamllint, python3 with PyYAML, and Node.js. Exits non-zero
 # with a message on the first failure; never skips a check.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -44,6 +49,9 @@ for candidate in python3 /usr/bin/python3; do
   fi
 done
 [[ -n $py ]] || fail "python3 with PyYAML is missing: run scripts/setup.sh (Debian python3-yaml)"
+command -v node >/dev/null 2>&1 || fail "node is not installed: run scripts/setup.sh"
+[[ -d node_modules/kubernetes-models && -d node_modules/typescript ]] ||
+  fail "node_modules/ lacks the schema packages: run scripts/setup.sh (npm ci)"
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -62,6 +70,8 @@ render deploy/base "$work/base.yaml"
 render deploy/overlays/evict "$work/evict.yaml"
 render deploy/overlays/ha "$work/ha.yaml"
 render deploy/overlays/soft-taint "$work/soft-taint.yaml"
+render deploy/overlays/volcano "$work/volcano.yaml"
+render deploy/overlays/monitoring "$work/monitoring.yaml"
 mkdir "$work/user"
 base_from_user=$(realpath --relative-to="$work/user" deploy/base) # kustomize refuses absolute paths
 cat >"$work/user/kustomization.yaml" <<EOF
@@ -78,12 +88,31 @@ render "$work/user" "$work/user.yaml"
 
 lint_config=deploy/.yamllint.yaml
 yamllint -c "$lint_config" -f parsable deploy/ || fail "yamllint found problems in deploy/"
-for rendered in base evict ha soft-taint; do
-  yamllint -c "$lint_config" -f parsable "$work/$rendered.yaml" ||
+rendered_all=(base evict ha soft-taint volcano monitoring user)
+# The dashboard ConfigMap holds the dashboard's JSON as one string, whose lines (its PromQL) may
+# be long: the rendered monitoring manifests are linted without the line length.
+printf 'extends: %s\nrules:\n  line-length: disable\n' "$PWD/$lint_config" >"$work/yamllint-long.yaml"
+for rendered in "${rendered_all[@]}"; do
+  config=$lint_config
+  [[ $rendered != monitoring ]] || config=$work/yamllint-long.yaml
+  yamllint -c "$config" -f parsable "$work/$rendered.yaml" ||
     fail "yamllint found problems in the rendered $rendered manifests"
 done
 
-"$py" - "$work" kube/cluster_reader.cc "$rules_out" <<'PYTHON' || fail "manifest checks failed"
+# The schemas: every rendered object of every overlay.
+schema_inputs=()
+for rendered in "${rendered_all[@]}"; do
+  "$py" -c 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) if d], open(sys.argv[2], "w"))' \
+    "$work/$rendered.yaml" "$work/$rendered.json"
+  schema_inputs+=("$work/$rendered.json")
+done
+node test/deploy/validate_schemas.mjs "${schema_inputs[@]}" ||
+  fail "rendered objects do not match the Kubernetes or Prometheus Operator schemas"
+
+volcano_installer=test/data/shared/policy-corpus/volcano-sh_descheduler/installer__volcano-descheduler-development.yaml
+version=$(sed -n 's/^project(loadshift VERSION \([0-9.]*\) .*/\1/p' CMakeLists.txt)
+checks=("$work" kube/cluster_reader.cc "$rules_out" "$volcano_installer" "$version")
+"$py" - "${checks[@]}" <<'PYTHON' || fail "manifest checks failed"
 import json
 import os
 import re
@@ -91,7 +120,7 @@ import sys
 
 import yaml
 
-work, reader_source, rules_out = sys.argv[1], sys.argv[2], sys.argv[3]
+work, reader_source, rules_out, volcano_installer, version = sys.argv[1:6]
 NS = "loadshift"
 NAME_LABEL = ("app.kubernetes.io/name", "loadshift")
 failures = []
@@ -292,7 +321,8 @@ args = c.get("args", [])
 check_args(args, "base")
 check("--dry-run" in args, "base: must run with --dry-run")
 check("--leader-elect" not in args, "base: no leader election with one replica")
-check(c.get("image") == "loadshift:latest", f"base image {c.get('image')}")
+check(c.get("image") == f"loadshift:{version}",
+      f"base image {c.get('image')}: must be loadshift:{version}, the tag scripts/build-image.sh gives")
 
 # The policy: the ConfigMap, mounted as a directory, read from the path --policy names.
 configmap = only(base, "ConfigMap", "base")
@@ -374,6 +404,84 @@ if check(len(soft_bindings) == 1, "soft-taint: one ClusterRoleBinding of loadshi
 check(sorted(d.get("kind") for d in soft) == sorted(EXPECTED + ["ClusterRole",
                                                                 "ClusterRoleBinding"]),
       f"soft-taint: kinds {sorted(d.get('kind') for d in soft)}")
+
+# The volcano overlay: Volcano's installer's namespace, ServiceAccount and ConfigMap (read from
+# its manifest), none of them rendered; evictions on; the same RBAC as the base.
+with open(volcano_installer) as f:
+    volcano = [d for d in yaml.safe_load_all(f) if d]
+v_deployment = only(volcano, "Deployment", "Volcano's installer")
+v_ns = v_deployment.get("metadata", {}).get("namespace")
+v_sa = v_deployment.get("spec", {}).get("template", {}).get("spec", {}).get("serviceAccountName")
+v_cm = only(volcano, "ConfigMap", "Volcano's installer")
+v_cm_name = v_cm.get("metadata", {}).get("name")
+check(list(v_cm.get("data", {})) == ["policy.yaml"], "Volcano's ConfigMap keys")
+mine = load("volcano")
+check(sorted(d.get("kind") for d in mine) == sorted(set(EXPECTED) - {"Namespace", "ServiceAccount",
+                                                                   "ConfigMap"}),
+      f"volcano: kinds {sorted(d.get('kind') for d in mine)}: Volcano's Namespace, "
+      "ServiceAccount and ConfigMap must not be rendered")
+for d in mine:
+    meta = d.get("metadata", {})
+    if d.get("kind") not in ("ClusterRole", "ClusterRoleBinding"):
+        check(meta.get("namespace") == v_ns, f"volcano: {d.get('kind')}/{meta.get('name')} in "
+              f"{meta.get('namespace')}, not {v_ns}")
+v_mine = only(mine, "Deployment", "volcano")
+v_pod = v_mine.get("spec", {}).get("template", {}).get("spec", {})
+check(v_pod.get("serviceAccountName") == v_sa, f"volcano: runs as {v_pod.get('serviceAccountName')}"
+      f", not Volcano's {v_sa}")
+v_volumes = {v.get("name"): v.get("configMap", {}).get("name") for v in v_pod.get("volumes", [])}
+check(v_volumes.get("policy") == v_cm_name, f"volcano: policy volume {v_volumes.get('policy')}, "
+      f"not Volcano's ConfigMap {v_cm_name}")
+v_container = container_of(v_mine)
+check_args(v_container.get("args", []), "volcano")
+check(v_container.get("args") == without_dry_run, f"volcano: args {v_container.get('args')}: "
+      "the base's without --dry-run")
+for kind in ("ClusterRoleBinding", "RoleBinding"):
+    check(only(mine, kind, "volcano").get("subjects") ==
+          [{"kind": "ServiceAccount", "name": v_sa, "namespace": v_ns}],
+          f"volcano: {kind} subjects {only(mine, kind, 'volcano').get('subjects')}")
+check(only(mine, "ClusterRole", "volcano").get("rules") == cluster_role.get("rules"),
+      "volcano: the ClusterRole differs from the base's")
+check(only(mine, "Role", "volcano").get("rules") == role.get("rules"),
+      "volcano: the Role differs from the base's")
+v_names = {(d.get("kind"), d.get("metadata", {}).get("name")) for d in volcano}
+for d in mine:
+    check((d.get("kind"), d.get("metadata", {}).get("name")) not in v_names,
+          f"volcano: {d.get('kind')}/{d['metadata'].get('name')} would replace Volcano's own")
+
+# The monitoring overlay: the base plus a ServiceMonitor of the metrics Service's port, the
+# PrometheusRule, and the dashboard ConfigMap for Grafana's sidecar.
+mon = load("monitoring")
+check(sorted(d.get("kind") for d in mon) == sorted(EXPECTED + ["ServiceMonitor", "PrometheusRule",
+                                                               "ConfigMap"]),
+      f"monitoring: kinds {sorted(d.get('kind') for d in mon)}")
+for d in mon:
+    meta = d.get("metadata", {})
+    if d.get("kind") in ("ServiceMonitor", "PrometheusRule", "ConfigMap"):
+        check(meta.get("namespace") == NS, f"monitoring: {d.get('kind')}/{meta.get('name')} in "
+              f"{meta.get('namespace')}, not {NS}")
+monitor = only(mon, "ServiceMonitor", "monitoring")
+selector = monitor.get("spec", {}).get("selector", {}).get("matchLabels", {})
+service_labels = service.get("metadata", {}).get("labels", {})
+check(selector and selector.items() <= service_labels.items(),
+      f"monitoring: the ServiceMonitor selects {selector}, the Service has {service_labels}")
+endpoints = monitor.get("spec", {}).get("endpoints", [])
+check([e.get("port") for e in endpoints] == [p.get("name") for p in sports],
+      f"monitoring: ServiceMonitor endpoints {endpoints} do not scrape the Service's port")
+check(all(e.get("path") == "/metrics" for e in endpoints), "monitoring: scrape path")
+rule = only(mon, "PrometheusRule", "monitoring")
+alerts = [r.get("alert") for g in rule.get("spec", {}).get("groups", []) for r in g.get("rules", [])]
+check(len(alerts) >= 6 and all(alerts), f"monitoring: alerts {alerts}")
+dashboards = [d for d in mon if d.get("kind") == "ConfigMap"
+              and d.get("metadata", {}).get("labels", {}).get("grafana_dashboard") == "1"]
+if check(len(dashboards) == 1, "monitoring: one ConfigMap labelled grafana_dashboard=1"):
+    data = dashboards[0].get("data", {})
+    check(list(data) == ["loadshift-dashboard.json"], f"monitoring: dashboard keys {list(data)}")
+    try:
+        check(json.loads(data.get("loadshift-dashboard.json", "")).get("uid") == "loadshift",
+              "monitoring: dashboard uid")
+    except ValueError as e:
+        check(False, f"monitoring: the dashboard is not JSON: {e}")
 
 user = container_of(only(load("user"), "Deployment", "user"))
 check(user.get("image") == "registry.test/team/loadshift:v9.8.7",

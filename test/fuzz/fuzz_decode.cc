@@ -14,8 +14,6 @@
 
 #include "model/decode.h"
 
-using namespace loadshift::placement;
-
 using namespace loadshift::model;
 
 namespace {

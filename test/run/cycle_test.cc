@@ -83,7 +83,9 @@ TEST_CASE("a cycle evicts the planned pods through the Eviction API, with Events
   CHECK_THAT(metrics, Contains("loadshift_evictions_by_owner_total{namespace=\"load-test\","
                                "owner=\"low-priority-workload-5f6b7\",owner_kind=\"ReplicaSet\","
                                "result=\"success\"} 2"));
-  CHECK_THAT(metrics, Contains("loadshift_node_class{class=\"overutilized\",node=\"te3\"} 1"));
+  CHECK_THAT(
+      metrics,
+      Contains("loadshift_node_class{class=\"overutilized\",node=\"te3\",pool=\"training\"} 1"));
   CHECK_THAT(metrics, Contains("loadshift_usage_node_coverage_ratio 1"));
   CHECK_THAT(metrics,
              Contains("descheduler_strategy_duration_seconds_count{profile=\"kube-system\","
@@ -417,6 +419,7 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
   settings.plan.workload_cooldown = std::chrono::seconds(0);  // the third cycle plans the other pod
   Replica replica(server, prometheus, tmp, policy, settings);
   CHECK(replica.cycle().planned == 0);
+  CHECK_THAT(scrape(*replica.registry), Contains("loadshift_policy_valid 1"));
 
   tmp.write("policy.yaml", seed_policy("", "80"));  // now it is hot
   controller::CycleOutcome outcome = replica.cycle();
@@ -431,6 +434,14 @@ TEST_CASE("the policy reloads: a valid new one applies, an invalid one keeps the
   std::string metrics = scrape(*replica.registry);
   CHECK_THAT(metrics, Contains("loadshift_policy_reloads_total{result=\"failure\"} 1"));
   CHECK_THAT(metrics, Contains("loadshift_policy_reloads_total{result=\"success\"} 1"));
+  CHECK_THAT(metrics, Contains("loadshift_policy_valid 0"));
+
+  // Fixed again: valid, and counted as a second successful reload.
+  tmp.write("policy.yaml", seed_policy("", "80"));
+  replica.cycle();
+  metrics = scrape(*replica.registry);
+  CHECK_THAT(metrics, Contains("loadshift_policy_valid 1"));
+  CHECK_THAT(metrics, Contains("loadshift_policy_reloads_total{result=\"success\"} 2"));
 }
 
 TEST_CASE("a changed target or a moved pod is not evicted on the old plan", "[run]") {

@@ -1,0 +1,102 @@
+// The controller's per-plan series (controller/controller_metrics.h): a plan's nodes and
+// LoadAware coverage become series, and the next plan replaces them, removing those of nodes and
+// profiles it no longer has; the last successful cycle and the interval.
+#include <prometheus/registry.h>
+#include <prometheus/text_serializer.h>
+
+#include <catch2/catch.hpp>
+
+#include "controller/controller_metrics.h"
+#include "placement/cluster_index.h"
+#include "test/model/builders.h"
+
+using namespace loadshift;
+using namespace loadshift::testing;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::string scrape(prometheus::Registry& registry) {
+  return prometheus::TextSerializer().Serialize(registry.Collect());
+}
+
+strategies::NodeState state(placement::NodeId node, strategies::NodeClass cls, std::string pool,
+                            std::optional<double> cpu_after) {
+  strategies::NodeState s;
+  s.node = node;
+  s.node_class = cls;
+  s.pool = std::move(pool);
+  s.cpu = 90;
+  s.cpu_after = cpu_after;
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("a plan's nodes and coverage become series; the next plan replaces them",
+          "[controller][metrics]") {
+  prometheus::Registry registry;
+  controller::ControllerMetrics metrics(registry, "test");
+  model::Snapshot snapshot;
+  snapshot.nodes = {make_node("a"), make_node("b")};
+  placement::ClusterIndex index(snapshot);
+
+  strategies::Plan first;
+  first.nodes = {state(0, strategies::NodeClass::kOverutilized, "training", 85.5),
+                 state(1, strategies::NodeClass::kUnderutilized, "", std::nullopt)};
+  first.coverage = {{"gpu", 9, 10, 90}, {"cpu", 4, 4, 75}};
+  metrics.record_nodes(index, first);
+  std::string text = scrape(registry);
+  CHECK_THAT(
+      text,
+      Contains("loadshift_node_class{class=\"overutilized\",node=\"a\",pool=\"training\"} 1"));
+  CHECK_THAT(text,
+             Contains("loadshift_node_class{class=\"underutilized\",node=\"b\",pool=\"\"} 1"));
+  CHECK_THAT(
+      text,
+      Contains("loadshift_node_planned_utilization_ratio{node=\"a\",resource=\"cpu\"} 0.855"));
+  CHECK_FALSE(text.find("loadshift_node_planned_utilization_ratio{node=\"b\"") !=
+              std::string::npos);
+  CHECK_THAT(text, Contains("loadshift_load_aware_coverage_ratio{profile=\"gpu\"} 0.9"));
+  CHECK_THAT(text, Contains("loadshift_load_aware_coverage_required_ratio{profile=\"gpu\"} 0.9"));
+  CHECK_THAT(text, Contains("loadshift_load_aware_coverage_ratio{profile=\"cpu\"} 1"));
+  CHECK_THAT(text, Contains("loadshift_nodes{class=\"overutilized\"} 1"));
+
+  // a cooled (appropriate, nothing planned), b gone from the plan, profile gpu gone.
+  strategies::Plan second;
+  second.nodes = {state(0, strategies::NodeClass::kAppropriate, "training", std::nullopt)};
+  second.coverage = {{"cpu", 3, 4, 75}};
+  metrics.record_nodes(index, second);
+  text = scrape(registry);
+  CHECK_THAT(
+      text, Contains("loadshift_node_class{class=\"appropriate\",node=\"a\",pool=\"training\"} 1"));
+  CHECK(text.find("class=\"overutilized\",node=\"a\"") == std::string::npos);
+  CHECK(text.find("node=\"b\"") == std::string::npos);
+  CHECK(text.find("loadshift_node_planned_utilization_ratio{") == std::string::npos);
+  CHECK(text.find("profile=\"gpu\"") == std::string::npos);
+  CHECK_THAT(text, Contains("loadshift_load_aware_coverage_ratio{profile=\"cpu\"} 0.75"));
+  CHECK_THAT(text, Contains("loadshift_nodes{class=\"overutilized\"} 0"));
+}
+
+TEST_CASE("the last successful cycle: the start time, then every cycle not skipped",
+          "[controller][metrics]") {
+  prometheus::Registry registry;
+  controller::ControllerMetrics metrics(registry, "test");
+  metrics.set_interval(600);
+  auto gauge = [&](const std::string& name) {
+    std::string text = scrape(registry);
+    size_t at = text.find("\n" + name + " ");
+    REQUIRE(at != std::string::npos);
+    return std::stod(text.substr(at + name.size() + 2));
+  };
+  const double start = gauge("loadshift_last_successful_cycle_timestamp_seconds");
+  CHECK(start > 1.7e9);  // a Unix time, not 0: the alert counts from the start
+  CHECK(gauge("loadshift_descheduling_interval_seconds") == 600);
+  metrics.count_cycle("skipped", "usage_fetch_failed");
+  CHECK(gauge("loadshift_last_successful_cycle_timestamp_seconds") == start);
+  CHECK(gauge("loadshift_last_cycle_timestamp_seconds") >= start);
+  metrics.count_cycle("standby");
+  CHECK(gauge("loadshift_last_successful_cycle_timestamp_seconds") >= start);
+  CHECK(gauge("loadshift_last_successful_cycle_timestamp_seconds") ==
+        gauge("loadshift_last_cycle_timestamp_seconds"));
+}
