@@ -132,6 +132,7 @@ int run_controller(const RunOptions& options, std::ostream& err,
   // lists in the shared rate limit (a renewal late by the renew deadline stops the evictions).
   kube::ApiClient election_client(access, client_options);
   std::unique_ptr<controller::LeaderElector> elector;
+  metrics.set_dry_run(options.dry_run);
   if (options.leader_elect && !options.dry_run) {
     elector = std::make_unique<controller::LeaderElector>(
         election_client, election,

@@ -20,6 +20,17 @@ std::string label(std::string_view text) {
   return std::string(text);
 }
 
+// The classes loadshift_nodes always has a series of.
+constexpr const char* kClasses[] = {"unknown", "underutilized", "appropriate", "overutilized",
+                                    "unclassified"};
+
+prometheus::Family<prometheus::Counter>& attempts_family(prometheus::Registry& registry) {
+  return BuildCounter()
+      .Name("loadshift_eviction_attempts_total")
+      .Help("Evictions sent to the API server, by result: success or error (refused or no answer)")
+      .Register(registry);
+}
+
 double unix_now() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -131,6 +142,13 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                   .Help("1 while this replica may evict (holds the lease, or no election)")
                   .Register(registry)
                   .Add({})),
+      dry_run_(BuildGauge()
+                   .Name("loadshift_dry_run")
+                   .Help("1 when the controller runs with --dry-run (it plans, never evicts)")
+                   .Register(registry)
+                   .Add({})),
+      attempts_success_(attempts_family(registry).Add({{"result", "success"}})),
+      attempts_error_(attempts_family(registry).Add({{"result", "error"}})),
       cache_objects_(BuildGauge()
                          .Name("loadshift_cache_objects")
                          .Help("Objects in the watch cache at the last cycle, by kind")
@@ -175,6 +193,8 @@ void ControllerMetrics::count_eviction(std::string_view result, std::string_view
             {"namespace", label(namespace_)},
             {"node", label(node)}})
       .Increment();
+  if (result == "success") attempts_success_.Increment();
+  if (result == "error") attempts_error_.Increment();
   evicted_by_owner_
       .Add({{"namespace", label(namespace_)},
             {"owner_kind", label(owner_kind)},
@@ -222,6 +242,7 @@ void ControllerMetrics::record_nodes(const placement::ClusterIndex& index,
     std::string cls = strategies::to_string(state.node_class);
     classes[{{"node", node}, {"class", cls}, {"pool", state.pool}}] = 1;
     per_class[cls] += 1;
+    if (state.figures != strategies::Figures::kUsage) continue;  // requests are no utilisation
     if (state.cpu_after) planned[{{"node", node}, {"resource", "cpu"}}] = *state.cpu_after / 100;
     if (state.memory_after) {
       planned[{{"node", node}, {"resource", "memory"}}] = *state.memory_after / 100;
@@ -239,10 +260,16 @@ void ControllerMetrics::record_nodes(const placement::ClusterIndex& index,
   replace_series(planned_ratio_, planned, planned_series_);
   replace_series(coverage_by_profile_, coverage, coverage_series_);
   replace_series(coverage_required_, required, required_series_);
-  for (const char* cls :
-       {"unknown", "underutilized", "appropriate", "overutilized", "unclassified"}) {
-    nodes_.Add({{"class", cls}}).Set(per_class[cls]);
-  }
+  for (const char* cls : kClasses) nodes_.Add({{"class", cls}}).Set(per_class[cls]);
+}
+
+void ControllerMetrics::forget_plan() {
+  std::lock_guard<std::mutex> lock(nodes_mutex_);
+  replace_series(node_class_, {}, class_series_);
+  replace_series(planned_ratio_, {}, planned_series_);
+  replace_series(coverage_by_profile_, {}, coverage_series_);
+  replace_series(coverage_required_, {}, required_series_);
+  for (const char* cls : kClasses) nodes_.Add({{"class", cls}}).Set(0);
 }
 
 void ControllerMetrics::set_coverage(double ratio) {
@@ -256,6 +283,10 @@ void ControllerMetrics::observe_usage_fetch(double seconds, bool ok) {
 
 void ControllerMetrics::set_leader(bool leader) {
   leader_.Set(leader ? 1 : 0);
+}
+
+void ControllerMetrics::set_dry_run(bool dry_run) {
+  dry_run_.Set(dry_run ? 1 : 0);
 }
 
 void ControllerMetrics::record_cache(const model::Snapshot& snapshot,

@@ -27,7 +27,9 @@ class ControllerMetrics {
 
   // descheduler_pods_evicted_total{result,strategy,profile,namespace,node}; result is "success",
   // "error", or the descheduler's text for a limit. With an owner (kind and name, "" for a bare
-  // pod) also loadshift_evictions_by_owner_total{namespace,owner_kind,owner,result}.
+  // pod) also loadshift_evictions_by_owner_total{namespace,owner_kind,owner,result}. A "success"
+  // or "error" also counts in loadshift_eviction_attempts_total{result}, whose two series exist
+  // from the start at 0 (so that increase() over them sees the first one).
   void count_eviction(std::string_view result, std::string_view strategy, std::string_view profile,
                       std::string_view namespace_, std::string_view node,
                       std::string_view owner_kind, std::string_view owner);
@@ -46,17 +48,24 @@ class ControllerMetrics {
 
   // Per plan: loadshift_node_class{node,class,pool} (1 for the node's class; pool is the node's
   // usage-pool label value, "" for none), loadshift_nodes{class},
-  // loadshift_node_planned_utilization_ratio{node,resource} (cpu and memory the plan predicts
-  // after its evictions), and per LoadAware run loadshift_load_aware_coverage_ratio{profile} and
+  // loadshift_node_planned_utilization_ratio{node,resource} (the cpu and memory utilisation the
+  // plan predicts after its evictions, for nodes classified on measured usage; a node classified
+  // on requests has none), and per LoadAware run loadshift_load_aware_coverage_ratio{profile} and
   // loadshift_load_aware_coverage_required_ratio{profile}. Series of nodes and profiles gone
   // from the plan are removed.
   void record_nodes(const placement::ClusterIndex& index, const strategies::Plan& plan);
+  // No plan of this replica's stands (it stands by while another leads): the series of
+  // record_nodes() are removed and loadshift_nodes is 0 for every class, so that only the
+  // leader's plan is exported.
+  void forget_plan();
   // loadshift_usage_node_coverage_ratio: nodes with usage data / nodes in scope.
   void set_coverage(double ratio);
   // loadshift_usage_fetch_duration_seconds and loadshift_usage_fetch_errors_total.
   void observe_usage_fetch(double seconds, bool ok);
-  // loadshift_leader (1 while this replica holds the lease or runs without election).
+  // loadshift_leader (1 while this replica holds the lease or runs without election; 0 in
+  // dry-run, which never evicts) and loadshift_dry_run (1 with --dry-run).
   void set_leader(bool leader);
+  void set_dry_run(bool dry_run);
   // loadshift_cache_objects{kind} and loadshift_cache_seconds_since_contact.
   void record_cache(const model::Snapshot& snapshot, double seconds_since_contact);
   // loadshift_soft_tainted_nodes (nodes carrying loadshift.io/overutilized:PreferNoSchedule after
@@ -85,6 +94,9 @@ class ControllerMetrics {
   prometheus::Histogram& fetch_duration_;
   prometheus::Counter& fetch_errors_;
   prometheus::Gauge& leader_;
+  prometheus::Gauge& dry_run_;
+  prometheus::Counter& attempts_success_;
+  prometheus::Counter& attempts_error_;
   prometheus::Family<prometheus::Gauge>& cache_objects_;
   prometheus::Gauge& cache_contact_;
   prometheus::Gauge& soft_tainted_;

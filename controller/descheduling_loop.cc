@@ -168,6 +168,9 @@ CycleOutcome DeschedulingLoop::run_cycle() {
 
     if (elector_ != nullptr && !elector_->is_leader()) {
       moves_rebuilt_ = false;  // the leader evicts meanwhile: read its Events when leading
+      // Only the leader's plan and usage are exported: a former leader's would go stale.
+      metrics_.forget_plan();
+      self_metrics_.record_usage(metrics::UsageMap{});
       outcome.result = "standby";
       std::string holder = elector_->observed_holder();
       outcome.why = "standby: " + (holder.empty() ? std::string("no replica holds the lease yet")

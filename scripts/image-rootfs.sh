@@ -2,7 +2,8 @@
 # Lays out the root filesystem of loadshift's container image in ROOTFS (which must not exist):
 # the binary (stripped) as /usr/bin/loadshift, exactly the shared libraries it loads (as `ldd`
 # resolves them, at the paths it resolves them to) with their loader, the CA certificates, and
-# /etc/passwd and /etc/group with the non-root user and group 65532 (nonroot). Nothing else: no
+# /etc/passwd and /etc/group with the non-root user and group 65532 (nonroot), and
+# /etc/nsswitch.conf (names from /etc/hosts first, then DNS, as on Debian). Nothing else: no
 # shell, no package manager. scripts/build-image.sh and the Dockerfile both call it, so the image
 # holds the same files either way; test/deploy/image_test.sh checks the list.
 # usage: scripts/image-rootfs.sh BINARY ROOTFS
@@ -56,5 +57,8 @@ done
 install -m 0644 "$certs" "$rootfs$certs"
 printf 'nonroot:x:65532:65532:nonroot:/nonexistent:/usr/sbin/nologin\n' >"$rootfs/etc/passwd"
 printf 'nonroot:x:65532:\n' >"$rootfs/etc/group"
-chmod 0644 "$rootfs/etc/passwd" "$rootfs/etc/group"
+# Without it glibc asks DNS first and reads /etc/hosts (the kubelet's: hostAliases, the pod's own
+# name) only when DNS is unavailable.
+printf 'passwd: files\ngroup: files\nhosts: files dns\n' >"$rootfs/etc/nsswitch.conf"
+chmod 0644 "$rootfs/etc/passwd" "$rootfs/etc/group" "$rootfs/etc/nsswitch.conf"
 echo "image-rootfs: $(find "$rootfs" -type f | wc -l) files, $(du -sh "$rootfs" | cut -f1) in $rootfs"

@@ -3,7 +3,8 @@
 # usage: scripts/setup.sh [build|image]
 #   build: only what building the loadshift binary needs (scripts/run-example.sh: a first report
 #          without the compilers, servers and linters only the tests use)
-#   image: that and umoci, to build the container image (scripts/build-image.sh)
+#   image: that and umoci and skopeo, to build the container image and export or push it
+#          (scripts/build-image.sh)
 #   (none): everything to build, test and benchmark (scripts/test.sh), and the npm packages of
 #           package-lock.json (the manifests' schema check) into node_modules/
 # Run as root on Debian bookworm. Safe to run again: it does nothing when all are present.
@@ -14,7 +15,7 @@ case $mode in
   build | image | all) ;;
   *)
     echo "usage: scripts/setup.sh [build|image]   (build: only the packages the binary needs;" \
-      "image: and umoci)" >&2
+      "image: and umoci, skopeo)" >&2
     exit 2
     ;;
 esac
@@ -26,11 +27,10 @@ packages=(
   libcpp-httplib-dev libssl-dev ca-certificates
 )
 if [[ $mode == image || $mode == all ]]; then
-  packages+=(umoci)
+  packages+=(umoci skopeo)
 fi
 if [[ $mode == all ]]; then
   packages+=(
-    skopeo
     python3 clang libclang-rt-14-dev clang-format
     prometheus
     yamllint python3-yaml

@@ -78,6 +78,50 @@ TEST_CASE("a plan's nodes and coverage become series; the next plan replaces the
   CHECK_THAT(text, Contains("loadshift_nodes{class=\"overutilized\"} 0"));
 }
 
+TEST_CASE("requests are not utilisation; forget_plan removes the plan's series",
+          "[controller][metrics]") {
+  prometheus::Registry registry;
+  controller::ControllerMetrics metrics(registry, "test");
+  model::Snapshot snapshot;
+  snapshot.nodes = {make_node("a"), make_node("b")};
+  placement::ClusterIndex index(snapshot);
+  strategies::Plan plan;
+  plan.nodes = {state(0, strategies::NodeClass::kOverutilized, "", 80),
+                state(1, strategies::NodeClass::kUnderutilized, "", 30)};
+  plan.nodes[1].figures = strategies::Figures::kRequests;  // LowNodeUtilization on requests
+  plan.coverage = {{"p", 2, 2, 50}};
+  metrics.record_nodes(index, plan);
+  std::string text = scrape(registry);
+  CHECK_THAT(text, Contains("loadshift_node_planned_utilization_ratio{node=\"a\""));
+  CHECK(text.find("loadshift_node_planned_utilization_ratio{node=\"b\"") == std::string::npos);
+
+  metrics.forget_plan();
+  text = scrape(registry);
+  CHECK(text.find("loadshift_node_class{") == std::string::npos);
+  CHECK(text.find("loadshift_node_planned_utilization_ratio{") == std::string::npos);
+  CHECK(text.find("loadshift_load_aware_coverage") == std::string::npos);
+  CHECK_THAT(text, Contains("loadshift_nodes{class=\"overutilized\"} 0"));
+  // A plan after that is exported again.
+  metrics.record_nodes(index, plan);
+  CHECK_THAT(scrape(registry), Contains("loadshift_node_class{class=\"overutilized\",node=\"a\""));
+}
+
+TEST_CASE("eviction attempts: both results from the start at 0; dry run", "[controller][metrics]") {
+  prometheus::Registry registry;
+  controller::ControllerMetrics metrics(registry, "test");
+  metrics.set_dry_run(true);
+  std::string text = scrape(registry);
+  CHECK_THAT(text, Contains("loadshift_eviction_attempts_total{result=\"success\"} 0"));
+  CHECK_THAT(text, Contains("loadshift_eviction_attempts_total{result=\"error\"} 0"));
+  CHECK_THAT(text, Contains("loadshift_dry_run 1"));
+  metrics.count_eviction("error", "LoadAware", "p", "ns", "n1", "ReplicaSet", "web");
+  metrics.count_eviction("maximum number of pods evicted per node reached", "LoadAware", "", "ns",
+                         "n1", "ReplicaSet", "web");  // a plan limit: no attempt
+  text = scrape(registry);
+  CHECK_THAT(text, Contains("loadshift_eviction_attempts_total{result=\"error\"} 1"));
+  CHECK_THAT(text, Contains("loadshift_eviction_attempts_total{result=\"success\"} 0"));
+}
+
 TEST_CASE("the last successful cycle: the start time, then every cycle not skipped",
           "[controller][metrics]") {
   prometheus::Registry registry;

@@ -2,13 +2,15 @@
 # Builds the container image with scripts/build-image.sh (or takes OCI-DIR, already built),
 # unpacks it with umoci and checks it:
 #  - its files are exactly the binary, the libraries `ldd` resolves for it with their loader, the
-#    CA certificates, /etc/passwd and /etc/group (user and group 65532), /tmp: no shell, nothing
-#    else;
+#    CA certificates, /etc/passwd and /etc/group (user and group 65532), /etc/nsswitch.conf, /tmp:
+#    no shell, nothing else;
 #  - its config: entrypoint /usr/bin/loadshift, user 65532:65532, the org.opencontainers.image.*
 #    labels, the project's version; the Dockerfile's runtime stage says the same;
 #  - from inside it (chroot, as user 65532, nothing of the host's visible but the image's own
 #    files): `loadshift version`, `loadshift validate` of the base policy, and a report of the
-#    bundled example cluster;
+#    bundled example cluster; and a report whose usage comes over HTTP from a Prometheus on the
+#    loopback named by a host name only /etc/hosts knows (as the kubelet's hostAliases write it),
+#    so that name resolution and libcurl work inside the image;
 #  - `skopeo copy` exports it as a docker-archive (what `docker load` and kind read).
 # Prints the image's size. Needs root (chroot, umoci unpack), umoci and skopeo.
 # usage: test/deploy/image_test.sh [OCI-DIR]
@@ -48,6 +50,7 @@ root=$work/bundle/rootfs
   echo /usr/bin/loadshift
   echo /etc/passwd
   echo /etc/group
+  echo /etc/nsswitch.conf
   echo /etc/ssl/certs/ca-certificates.crt
   ldd "$root/usr/bin/loadshift" | awk '$2 == "=>" && $3 ~ /^\// { print $3 } $1 ~ /^\// { print $1 }'
 } | sort -u >"$work/expected-files"
@@ -69,6 +72,7 @@ done
 grep -qx 'nonroot:x:65532:65532:nonroot:/nonexistent:/usr/sbin/nologin' "$root/etc/passwd" ||
   fail "/etc/passwd: $(cat "$root/etc/passwd")"
 grep -qx 'nonroot:x:65532:' "$root/etc/group" || fail "/etc/group: $(cat "$root/etc/group")"
+grep -qx 'hosts: files dns' "$root/etc/nsswitch.conf" || fail "/etc/nsswitch.conf: hosts"
 [[ $(stat -c %a "$root/tmp") == 1777 ]] || fail "/tmp is not mode 1777"
 cmp -s "$root/etc/ssl/certs/ca-certificates.crt" /etc/ssl/certs/ca-certificates.crt ||
   fail "the CA certificates differ from Debian's"
@@ -144,7 +148,58 @@ out=$(in_image report --policy /tmp/05-load-aware-policy.yaml --snapshot /tmp/cl
   --usage /tmp/usage.json 2>&1) ||
   fail "loadshift report in the image: $out"
 [[ $out == *"te3"* ]] || fail "the report from the image names no node: $out"
-rm -f "$root"/tmp/*
+
+# Over the network: a Prometheus on the loopback answering every instant query with the seed
+# usage (te3 at 92% cpu), reached as prometheus.test, which only the image's /etc/hosts knows.
+port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+python3 - "$port" >"$work/prometheus.log" 2>&1 <<'PYTHON' &
+import json, sys, time, urllib.parse
+from http.server import BaseHTTPRequestHandler, HTTPServer
+
+USAGE = {"te1": (45, 50), "te2": (55, 60), "te3": (92, 70), "te4": (25, 28),
+         "te5": (20, 25), "te6": (12, 18), "te7": (48, 40), "te8": (15, 22)}
+
+class Prometheus(BaseHTTPRequestHandler):
+    def answer(self, form):
+        query = form.get("query", [""])[0]
+        if not self.path.startswith("/api/v1/query"):
+            self.send_error(404)
+            return
+        memory = "memory" in query or "Mem" in query
+        result = [] if "container" in query else [
+            {"metric": {"instance": node}, "value": [time.time(), str(v[1] if memory else v[0])]}
+            for node, v in USAGE.items()]
+        body = json.dumps({"status": "success",
+                           "data": {"resultType": "vector", "result": result}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self):
+        self.answer(urllib.parse.parse_qs(urllib.parse.urlparse(self.path).query))
+
+    def do_POST(self):
+        length = int(self.headers.get("Content-Length", 0))
+        self.answer(urllib.parse.parse_qs(self.rfile.read(length).decode()))
+
+HTTPServer(("127.0.0.1", int(sys.argv[1])), Prometheus).serve_forever()
+PYTHON
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$work"' EXIT
+for _ in $(seq 50); do
+  python3 -c 'import socket, sys; socket.create_connection(("127.0.0.1", int(sys.argv[1])), 1)' \
+    "$port" 2>/dev/null && break
+  sleep 0.1
+done
+printf '127.0.0.1 prometheus.test\n' >"$root/etc/hosts"
+out=$(in_image report --policy /tmp/05-load-aware-policy.yaml --snapshot /tmp/cluster.yaml \
+  --prometheus "http://prometheus.test:$port" 2>&1) ||
+  fail "loadshift report with usage from http://prometheus.test:$port in the image: $out"
+[[ $out == *"usage: prometheus http://prometheus.test:$port"* && $out == *"te3 -> te8"* ]] ||
+  fail "the report in the image did not read usage over HTTP: $out"
+rm -f "$root"/tmp/* "$root/etc/hosts"
 
 skopeo copy --quiet "oci:$layout:$version" "docker-archive:$work/loadshift.tar:loadshift:$version" ||
   fail "skopeo copy to a docker-archive failed"

@@ -85,22 +85,42 @@ images:
   newTag: v9.8.7
 EOF
 render "$work/user" "$work/user.yaml"
+# The monitoring component in the volcano overlay, as docs/operations.md says to combine them.
+mkdir "$work/volcano-monitored"
+deploy_from_user=$(realpath --relative-to="$work/volcano-monitored" deploy)
+cat >"$work/volcano-monitored/kustomization.yaml" <<EOF
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+namespace: volcano-system
+resources:
+- $deploy_from_user/overlays/volcano
+components:
+- $deploy_from_user/components/monitoring
+EOF
+render "$work/volcano-monitored" "$work/volcano-monitored.yaml"
 
 lint_config=deploy/.yamllint.yaml
 yamllint -c "$lint_config" -f parsable deploy/ || fail "yamllint found problems in deploy/"
-rendered_all=(base evict ha soft-taint volcano monitoring user)
+rendered_all=(base evict ha soft-taint volcano monitoring user volcano-monitored)
 # The dashboard ConfigMap holds the dashboard's JSON as one string, whose lines (its PromQL) may
 # be long: the rendered monitoring manifests are linted without the line length.
 printf 'extends: %s\nrules:\n  line-length: disable\n' "$PWD/$lint_config" >"$work/yamllint-long.yaml"
 for rendered in "${rendered_all[@]}"; do
   config=$lint_config
-  [[ $rendered != monitoring ]] || config=$work/yamllint-long.yaml
+  [[ $rendered != *monitor* ]] || config=$work/yamllint-long.yaml
   yamllint -c "$config" -f parsable "$work/$rendered.yaml" ||
     fail "yamllint found problems in the rendered $rendered manifests"
 done
 
-# The schemas: every rendered object of every overlay.
+# The schemas: every rendered object of every overlay, and the examples' manifests the docs
+# apply (examples/quickstart).
 schema_inputs=()
+for example in examples/quickstart/*.yaml; do
+  name=example-$(basename "$example" .yaml)
+  "$py" -c 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) if d], open(sys.argv[2], "w"))' \
+    "$example" "$work/$name.json"
+  schema_inputs+=("$work/$name.json")
+done
 for rendered in "${rendered_all[@]}"; do
   "$py" -c 'import json, sys, yaml; json.dump([d for d in yaml.safe_load_all(open(sys.argv[1])) if d], open(sys.argv[2], "w"))' \
     "$work/$rendered.yaml" "$work/$rendered.json"
@@ -448,6 +468,17 @@ v_names = {(d.get("kind"), d.get("metadata", {}).get("name")) for d in volcano}
 for d in mine:
     check((d.get("kind"), d.get("metadata", {}).get("name")) not in v_names,
           f"volcano: {d.get('kind')}/{d['metadata'].get('name')} would replace Volcano's own")
+# Cluster-wide objects are shared by every install: the volcano overlay's have names of their
+# own, so that it and the base side by side (or deleting one) leave the other whole.
+CLUSTER_KINDS = ("ClusterRole", "ClusterRoleBinding", "Namespace")
+base_cluster = {(d.get("kind"), d["metadata"].get("name")) for d in base if d.get("kind") in CLUSTER_KINDS}
+for d in mine:
+    if d.get("kind") in CLUSTER_KINDS:
+        check((d.get("kind"), d["metadata"].get("name")) not in base_cluster,
+              f"volcano: {d.get('kind')}/{d['metadata'].get('name')} has the base's name")
+v_binding = only(mine, "ClusterRoleBinding", "volcano")
+check(v_binding.get("roleRef", {}).get("name") == only(mine, "ClusterRole", "volcano")
+      .get("metadata", {}).get("name"), f"volcano: the binding's roleRef {v_binding.get('roleRef')}")
 
 # The monitoring overlay: the base plus a ServiceMonitor of the metrics Service's port, the
 # PrometheusRule, and the dashboard ConfigMap for Grafana's sidecar.
@@ -460,6 +491,16 @@ for d in mon:
     if d.get("kind") in ("ServiceMonitor", "PrometheusRule", "ConfigMap"):
         check(meta.get("namespace") == NS, f"monitoring: {d.get('kind')}/{meta.get('name')} in "
               f"{meta.get('namespace')}, not {NS}")
+# The ServiceMonitor selects Services of its own namespace only: it must sit beside the Service.
+for name in ("monitoring", "volcano-monitored"):
+    docs_of = load(name)
+    svc_ns = only(docs_of, "Service", name).get("metadata", {}).get("namespace")
+    for kind in ("ServiceMonitor", "PrometheusRule", "ConfigMap"):
+        for d in docs_of:
+            if d.get("kind") == kind and d["metadata"].get("name") != v_cm_name:
+                check(d["metadata"].get("namespace") == svc_ns, f"{name}: {kind}/"
+                      f"{d['metadata'].get('name')} in {d['metadata'].get('namespace')}, the "
+                      f"Service in {svc_ns}")
 monitor = only(mon, "ServiceMonitor", "monitoring")
 selector = monitor.get("spec", {}).get("selector", {}).get("matchLabels", {})
 service_labels = service.get("metadata", {}).get("labels", {})

@@ -3,7 +3,8 @@
 
 Code blocks marked `sh` are run as they are, in order within each file, each block as one bash
 script (`set -euo pipefail`) from the checkout's root; they must succeed. Files and directories
-they create at the root or under out/ are removed when the file is done. The README's
+they create at the root (build trees and node_modules/ aside) or under out/ are removed when the
+file is done. The README's
 `./scripts/test.sh` line is the test command CI runs (.ci/run must call it): it is not run here.
 
 Code blocks marked `sh cluster` need a Kubernetes cluster or a registry. Each command of them runs
@@ -137,11 +138,14 @@ def remove(path):
 
 
 def clean(before):
+    """Removes what the blocks of one file created, except build trees and npm packages, which
+    the next files' commands use as the README's commands leave them."""
     top, under_out = entries()
     for name in under_out - before[1]:
         remove(os.path.join(ROOT, "out", name))
     for name in top - before[0]:
-        remove(os.path.join(ROOT, name))
+        if not (name.startswith("build") or name == "node_modules"):
+            remove(os.path.join(ROOT, name))
 
 
 def main(argv):
@@ -158,7 +162,10 @@ def main(argv):
                 "    server: https://127.0.0.1:9\n    insecure-skip-tls-verify: true\n"
                 "contexts:\n- name: none\n  context: {cluster: none, user: none}\n"
                 "current-context: none\nusers:\n- name: none\n  user: {token: none}\n")
-    env = dict(os.environ, KUBECONFIG=kubeconfig, HOME=work)
+    # A HOME of its own (kubectl's cache, nothing of the user's), ccache's directory kept.
+    ccache_dir = os.environ.get("CCACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
+                                                               "ccache")
+    env = dict(os.environ, KUBECONFIG=kubeconfig, HOME=work, CCACHE_DIR=ccache_dir)
     try:
         for path in files:
             rel = os.path.relpath(path, ROOT)

@@ -90,6 +90,9 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
     CHECK(evictions_by(server, "b-token") == 2);
   }
   SECTION("the leader stops and releases: the standby takes over at once") {
+    a->cycle();  // a plans: its plan and usage are exported
+    CHECK_THAT(scrape(*a->registry), Contains("loadshift_node_class{"));
+    CHECK_THAT(scrape(*a->registry), Contains("loadshift_node_utilization_ratio{"));
     a->elector->stop_and_release();
     CHECK(holder(server) == "");
     CHECK_FALSE(a->elector->is_leader());
@@ -99,6 +102,13 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     CHECK(waited < 2.5);  // a retry period or a few, not the 3 s lease
     CHECK(holder(server) == "replica-b");
+    // a, a standby now, no longer exports its last plan: only the leader's would stand.
+    CHECK(a->cycle().result == "standby");
+    const std::string old = scrape(*a->registry);
+    CHECK(old.find("loadshift_node_class{") == std::string::npos);
+    CHECK(old.find("loadshift_node_utilization_ratio{") == std::string::npos);
+    CHECK(old.find("loadshift_load_aware_coverage_ratio{") == std::string::npos);
+    CHECK_THAT(old, Contains("loadshift_nodes{class=\"overutilized\"} 0"));
   }
 }
 
