@@ -31,15 +31,25 @@ strategies::NodeState state(placement::NodeId node, strategies::NodeClass cls, s
   return s;
 }
 
+// Metrics on a registry of their own, and a cluster of two nodes, a and b.
+struct TwoNodes {
+  prometheus::Registry registry;
+  controller::ControllerMetrics metrics{registry, "test"};
+  model::Snapshot snapshot = two_nodes();
+  placement::ClusterIndex index{snapshot};
+  static model::Snapshot two_nodes() {
+    model::Snapshot s;
+    s.nodes = {make_node("a"), make_node("b")};
+    return s;
+  }
+};
+
 }  // namespace
 
 TEST_CASE("a plan's nodes and coverage become series; the next plan replaces them",
           "[controller][metrics]") {
-  prometheus::Registry registry;
-  controller::ControllerMetrics metrics(registry, "test");
-  model::Snapshot snapshot;
-  snapshot.nodes = {make_node("a"), make_node("b")};
-  placement::ClusterIndex index(snapshot);
+  TwoNodes world;
+  auto& [registry, metrics, snapshot, index] = world;
 
   strategies::Plan first;
   first.nodes = {state(0, strategies::NodeClass::kOverutilized, "training", 85.5),
@@ -80,11 +90,8 @@ TEST_CASE("a plan's nodes and coverage become series; the next plan replaces the
 
 TEST_CASE("requests are not utilisation; forget_plan removes the plan's series",
           "[controller][metrics]") {
-  prometheus::Registry registry;
-  controller::ControllerMetrics metrics(registry, "test");
-  model::Snapshot snapshot;
-  snapshot.nodes = {make_node("a"), make_node("b")};
-  placement::ClusterIndex index(snapshot);
+  TwoNodes world;
+  auto& [registry, metrics, snapshot, index] = world;
   strategies::Plan plan;
   plan.nodes = {state(0, strategies::NodeClass::kOverutilized, "", 80),
                 state(1, strategies::NodeClass::kUnderutilized, "", 30)};

@@ -195,13 +195,7 @@ TEST_CASE("a PodDisruptionBudget that forbids the eviction is recorded and the p
           "[run]") {
   SeedCluster world;
   auto& [server, prometheus, tmp] = world;
-  server.set_objects(
-      "/apis/policy/v1/poddisruptionbudgets",
-      {nlohmann::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
-      "metadata":{"name":"lpw","namespace":"load-test","generation":1},
-      "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"low-priority-app"}}},
-      "status":{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,
-                "expectedPods":2}})")});
+  server.set_objects("/apis/policy/v1/poddisruptionbudgets", {blocking_pdb()});
   std::string policy =
       tmp.write("policy.yaml", seed_policy("evictionFailureEventNotification: true\n"));
   controller::LoopSettings settings;

@@ -166,13 +166,7 @@ TEST_CASE("the dashboard and the alerts name only exported metrics", "[run][moni
     return seed_usage_answer(r);
   });
   // A PodDisruptionBudget that refuses both evictions of the first cycle.
-  server.set_objects(
-      "/apis/policy/v1/poddisruptionbudgets",
-      {nlohmann::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
-      "metadata":{"name":"lpw","namespace":"load-test","generation":1},
-      "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"low-priority-app"}}},
-      "status":{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,
-                "expectedPods":2}})")});
+  server.set_objects("/apis/policy/v1/poddisruptionbudgets", {blocking_pdb()});
   std::string policy = tmp.write("policy.yaml", seed_policy());
   controller::LoopSettings settings;
   settings.plan.max_in_flight_per_workload = 0;

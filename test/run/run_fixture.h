@@ -111,6 +111,16 @@ struct SeedCluster {
   }
 };
 
+// A PodDisruptionBudget that allows no disruption of the seed's low-priority ReplicaSet (both
+// hot pods): every eviction of them is refused with a 429.
+inline nlohmann::json blocking_pdb() {
+  return nlohmann::json::parse(R"({"apiVersion":"policy/v1","kind":"PodDisruptionBudget",
+      "metadata":{"name":"lpw","namespace":"load-test","generation":1},
+      "spec":{"minAvailable":2,"selector":{"matchLabels":{"app":"low-priority-app"}}},
+      "status":{"observedGeneration":1,"disruptionsAllowed":0,"currentHealthy":2,"desiredHealthy":2,
+                "expectedPods":2}})");
+}
+
 inline const std::string kHotPodA = "low-priority-workload-5f6b7-k2x9p";
 inline const std::string kHotPodB = "low-priority-workload-5f6b7-m4n8q";
 
