@@ -131,6 +131,7 @@ struct RunOptions {
   std::string metrics_addr = "0.0.0.0:10258";  // --metrics-addr HOST:PORT
   std::string tls_cert_file, tls_key_file;     // --tls-cert-file, --tls-private-key-file
   std::string log_format = "text";             // --log-format text|json
+  bool plan_page = true;  // --plan-page (default) / --no-plan-page: / and /plan.json
   bool leader_elect = false;                   // --leader-elect
   std::string lease_duration = "15s";          // --leader-elect-lease-duration
   std::string renew_deadline = "10s";          // --leader-elect-renew-deadline

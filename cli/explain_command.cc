@@ -10,6 +10,8 @@
 #include "model/rfc3339.h"
 #include "placement/placer.h"
 #include "placement/scheduler_model.h"
+#include "report/plan_view.h"
+#include "report/report_html.h"
 #include "strategies/plan.h"
 
 namespace loadshift::cli {
@@ -82,8 +84,8 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
     err << "error: expected the pod as NAMESPACE/NAME, found \"" << options.pod << "\"\n";
     ok = false;
   }
-  if (options.output != "table" && options.output != "json") {
-    err << "error: --output: expected table or json, found \"" << options.output << "\"\n";
+  if (options.output != "table" && options.output != "json" && options.output != "html") {
+    err << "error: --output: expected table, json or html, found \"" << options.output << "\"\n";
     ok = false;
   }
   if (!ok) return 2;
@@ -161,7 +163,7 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
                        : owner->kind + " " + p.meta.namespace_ + "/" + owner->name;
   const std::string scheduler = p.scheduler_name == "volcano" ? "volcano" : "kube-scheduler";
 
-  if (options.output == "json") {
+  if (options.output == "json" || options.output == "html") {
     ordered_json j;
     j["pod"] = options.pod;
     j["node"] = name_of(snap, home);
@@ -203,6 +205,16 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
                     {"nodes", std::move(picks)},
                     {"chanceEach", landing.best.empty() ? 0.0 : 1.0 / landing.best.size()},
                     {"score", landing.score}};
+    if (options.output == "html") {
+      report::HtmlPage page;
+      page.title = "loadshift explain " + options.pod;
+      page.generator = "loadshift " + std::string(version());
+      page.explain = std::move(j);
+      report::write_report_html(
+          report::make_plan_view(*c.index, c.plan, c.usage, model::format_rfc3339(c.options.now)),
+          page, out);
+      return 0;
+    }
     out << j.dump(2) << "\n";
     return 0;
   }

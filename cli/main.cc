@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
                      "Prometheus base URL, replacing the policy's LoadAware metrics.address");
   report->add_option("--at", report_options.at,
                      "Evaluation time, RFC 3339 (e.g. 2026-11-22T04:00:00Z); default: now");
-  report->add_option("--output", report_options.output, "table (default), json or markdown");
+  report->add_option("--output", report_options.output,
+                     "table (default), json, markdown or html (one self-contained page)");
   add_plan_flags(report, report_plan);
   report->callback([&] {
     report_options.colour = isatty(STDOUT_FILENO) != 0;
@@ -146,7 +147,7 @@ int main(int argc, char** argv) {
   explain->add_option("--prometheus", explain_options.report.prometheus_url,
                       "Prometheus base URL, replacing the policy's");
   explain->add_option("--at", explain_options.report.at, "Evaluation time, RFC 3339; default: now");
-  explain->add_option("--output", explain_options.output, "table (default) or json");
+  explain->add_option("--output", explain_options.output, "table (default), json or html");
   add_plan_flags(explain, explain_plan);
   explain->callback([&] {
     explain_options.report.plan = given_plan_flags(explain, explain_plan);
@@ -189,7 +190,7 @@ int main(int argc, char** argv) {
   add_plan_flags(simulate, simulate_plan);
   simulate->add_option("--seed", simulate_options.seed,
                        "Seed of the scheduler's random choice among equal nodes (default 1)");
-  simulate->add_option("--output", simulate_options.output, "table (default) or json");
+  simulate->add_option("--output", simulate_options.output, "table (default), json or html");
   simulate->add_option("--chart", simulate_options.chart,
                        "SVG file to draw node usage per cycle into");
   simulate->callback([&] {
@@ -219,6 +220,9 @@ int main(int argc, char** argv) {
   run->add_option("--tls-private-key-file", run_options.tls_key_file,
                   "The PEM private key of --tls-cert-file");
   run->add_option("--log-format", run_options.log_format, "text (default) or json");
+  run->add_flag("--plan-page,!--no-plan-page", run_options.plan_page,
+                "Serve the last plan on the metrics port: / (the HTML report) and /plan.json "
+                "(its JSON); default on, --no-plan-page or --plan-page=false: off");
   run->add_flag("--leader-elect", run_options.leader_elect,
                 "Elect a leader on a Lease; only the leader evicts (default false)");
   run->add_option("--leader-elect-lease-duration", run_options.lease_duration,

@@ -45,7 +45,7 @@ bool check_flags(const ReportOptions& options, std::ostream& err,
     }
   }
   if (!report::parse_report_format(options.output)) {
-    err << "error: --output: expected table, json or markdown, found \"" << options.output
+    err << "error: --output: expected table, json, markdown or html, found \"" << options.output
         << "\"\n";
     ok = false;
   }
@@ -92,7 +92,8 @@ bool plan_cluster(const ReportOptions& options, PlannedCluster* cluster, std::os
 int run_report(const ReportOptions& options, std::ostream& out, std::ostream& err) {
   PlannedCluster cluster;
   if (!plan_cluster(options, &cluster, err)) return 2;
-  report::ReportStyle style{options.colour, model::format_rfc3339(cluster.options.now)};
+  report::ReportStyle style{options.colour, model::format_rfc3339(cluster.options.now),
+                            "loadshift " + std::string(version())};
   report::write_report(*cluster.index, cluster.plan, cluster.usage,
                        *report::parse_report_format(options.output), style, out);
   return 0;

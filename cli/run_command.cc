@@ -154,6 +154,7 @@ int run_controller(const RunOptions& options, std::ostream& err,
   settings.prometheus_url = options.prometheus_url;
   settings.dry_run = options.dry_run;
   settings.plan = plan_overrides;
+  settings.publish_plan = options.plan_page;
   // The settings the first cycle plans with (a policy reload may change them; each cycle applies
   // the flags to the policy it runs).
   const policy::PlanSettings first_settings =
@@ -164,7 +165,11 @@ int run_controller(const RunOptions& options, std::ostream& err,
 
   controller::StatusServer server(
       {options.metrics_addr, options.tls_cert_file, options.tls_key_file}, registry,
-      [&loop] { return loop.readiness(); });
+      [&loop] { return loop.readiness(); },
+      options.plan_page
+          ? std::function<controller::PublishedPlan()>([&loop] { return loop.published_plan(); })
+          : std::function<controller::PublishedPlan()>(),
+      "loadshift " + std::string(version()));
   if (std::string why = server.start(); !why.empty()) {
     err << "error: " << why << "\n";
     return 2;

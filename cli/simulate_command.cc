@@ -8,6 +8,9 @@
 #include "cli/command_inputs.h"
 #include "cli/commands.h"
 #include "model/rfc3339.h"
+#include "placement/cluster_index.h"
+#include "report/plan_view.h"
+#include "report/report_html.h"
 #include "simulation/simulation.h"
 #include "simulation/simulation_chart.h"
 #include "strategies/plan.h"
@@ -54,8 +57,8 @@ bool check_flags(const SimulateOptions& o, std::ostream& err, CheckedFlags* out)
       ok = false;
     }
   }
-  if (o.output != "table" && o.output != "json") {
-    err << "error: --output: expected table or json, found \"" << o.output << "\"\n";
+  if (o.output != "table" && o.output != "json" && o.output != "html") {
+    err << "error: --output: expected table, json or html, found \"" << o.output << "\"\n";
     ok = false;
   }
   return ok;
@@ -127,6 +130,25 @@ nlohmann::ordered_json to_json(const simulation::SimulationResult& r,
                       {"cpuByNode", values(c.cpu_by_node)},
                       {"memoryByNode", values(c.memory_by_node)}});
   }
+  nlohmann::ordered_json moves = nlohmann::ordered_json::array();
+  for (const simulation::SimulatedCycle& c : r.cycles) {
+    for (const simulation::SimulatedMove& m : c.moves) {
+      auto or_null = [](const std::string& s) {
+        return s.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(s);
+      };
+      moves.push_back({{"cycle", c.cycle},
+                       {"namespace", m.namespace_},
+                       {"pod", m.pod},
+                       {"from", m.from},
+                       {"target", or_null(m.target)},
+                       {"landed", or_null(m.landed)},
+                       {"strategy", m.strategy},
+                       {"outcome", m.outcome}});
+    }
+  }
+  auto mark = [](const std::optional<double>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
   return {
       {"cycles", o.cycles},
       {"landingPrediction", o.settings.landing_prediction},
@@ -135,7 +157,13 @@ nlohmann::ordered_json to_json(const simulation::SimulationResult& r,
       {"maxInFlightPerWorkload", o.settings.max_in_flight_per_workload},
       {"nodes", r.nodes},
       {"convergedAfter", r.converged_after ? nlohmann::ordered_json(*r.converged_after) : nullptr},
-      {"perCycle", std::move(cycles)}};
+      {"perCycle", std::move(cycles)},
+      {"moves", std::move(moves)},
+      {"watermarks",
+       {{"cpuLow", mark(r.cpu_low)},
+        {"cpuHigh", mark(r.cpu_high)},
+        {"memoryLow", mark(r.memory_low)},
+        {"memoryHigh", mark(r.memory_high)}}}};
 }
 
 }  // namespace
@@ -167,7 +195,18 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
       return 2;
     }
   }
-  if (options.output == "json") {
+  if (options.output == "html") {
+    // The page's node map and plan: the first cycle's plan, on the cluster as it starts.
+    placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
+    strategies::Plan plan = strategies::make_plan(
+        index, *usage, *policy, strategies::plan_options(sim.settings, sim.start));
+    report::HtmlPage page;
+    page.title = "loadshift simulation";
+    page.generator = "loadshift " + std::string(version());
+    page.simulation = to_json(result, sim);
+    report::write_report_html(
+        report::make_plan_view(index, plan, *usage, model::format_rfc3339(sim.start)), page, out);
+  } else if (options.output == "json") {
     out << to_json(result, sim).dump(2) << "\n";
   } else {
     write_table(result, sim, out);

@@ -158,6 +158,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   CycleOutcome outcome;
   strategies::Plan plan;
   bool planned = false;
+  std::shared_ptr<const report::PlanView> view;  // this cycle's, for the status page
   auto cycle = [&] {
     policy_.poll();  // logs a reload or a rejection itself
     std::shared_ptr<const policy::Policy> policy = policy_.current();
@@ -278,6 +279,10 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     plan = strategies::make_plan(index, usage, *policy, plan_options);
     planned = true;
     metrics_.record_nodes(index, plan);
+    if (settings_.publish_plan) {
+      view = std::make_shared<const report::PlanView>(
+          report::make_plan_view(index, plan, usage, model::format_rfc3339(plan_options.now)));
+    }
     outcome.planned = plan.evictions.size();
     for (const std::string& note : plan.notes) {
       log_line(spdlog::level::info, "plan note", {{"note", note}});
@@ -397,11 +402,36 @@ CycleOutcome DeschedulingLoop::run_cycle() {
   // keeping them in the allocator's per-thread arenas until the next cycle.
   malloc_trim(0);
 #endif
+  const std::string at = model::format_rfc3339(std::chrono::system_clock::now());
   std::lock_guard<std::mutex> lock(mutex_);
   last_ = outcome;
   last_cycle_end_ = Clock::now();
   cycled_ = true;
+  if (outcome.result == "standby") {
+    published_ = {nullptr, outcome.why};
+  } else if (view) {
+    std::string what =
+        settings_.dry_run
+            ? "dry run: " + std::to_string(outcome.planned) +
+                  " eviction(s) planned, none carried out"
+            : std::to_string(outcome.evicted) + " of " + std::to_string(outcome.planned) +
+                  " planned eviction(s) carried out, " + std::to_string(outcome.failed) +
+                  " failed, " + std::to_string(outcome.skipped) + " skipped";
+    if (outcome.result == "skipped") what = "stopped: " + outcome.why;
+    std::string status = "the cycle of " + view->content.at + ": " + what;
+    published_ = {std::move(view), std::move(status)};
+  } else if (settings_.publish_plan) {
+    // A cycle that could not plan keeps the last plan on show, and says so.
+    std::string status = "the cycle of " + at + " did not plan: " + outcome.why;
+    if (published_.view) status += " (shown: the plan of " + published_.view->content.at + ")";
+    published_.status = std::move(status);
+  }
   return outcome;
+}
+
+PublishedPlan DeschedulingLoop::published_plan() const {
+  std::lock_guard<std::mutex> lock(mutex_);
+  return published_;
 }
 
 Readiness DeschedulingLoop::readiness() const {

@@ -44,6 +44,8 @@ struct LoopSettings {
   // leader again: workload_moves.h), the in-flight limit the executor checks again, the soft
   // taint (soft_taint.h), landing prediction.
   strategies::PlanOverrides plan;
+  // Keep each cycle's plan for the status page (/ and /plan.json); run's --plan-page=false: not.
+  bool publish_plan = true;
 };
 
 struct CycleOutcome {
@@ -68,6 +70,9 @@ class DeschedulingLoop {
   // For /readyz: ready while the cache is synced and the last cycle (or standby check) is
   // recent; the detail says leader or standby and why the last cycle did nothing.
   Readiness readiness() const;
+
+  // The last plan, for the status page; callable from any thread.
+  PublishedPlan published_plan() const;
 
  private:
   bool may_evict_now(std::string* why) const;
@@ -96,6 +101,7 @@ class DeschedulingLoop {
   std::chrono::steady_clock::time_point last_cycle_end_{};
   CycleOutcome last_;
   bool cycled_ = false;
+  PublishedPlan published_{nullptr, "no cycle has planned yet"};
 };
 
 }  // namespace loadshift::controller

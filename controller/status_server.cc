@@ -1,11 +1,15 @@
-// /healthz, /readyz and /metrics over cpp-httplib.
+// /healthz, /readyz, /metrics and the status page over cpp-httplib.
 #include "controller/status_server.h"
 
 #include <httplib.h>
 #include <prometheus/text_serializer.h>
 
 #include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
 #include <thread>
+
+#include "report/report_html.h"
 
 namespace loadshift::controller {
 
@@ -30,6 +34,8 @@ struct StatusServer::Impl {
   StatusServerOptions options;
   std::shared_ptr<prometheus::Registry> registry;
   std::function<Readiness()> readiness;
+  std::function<PublishedPlan()> plan;
+  std::string generator;
   std::unique_ptr<httplib::Server> server;
   std::thread thread;
   int port = 0;
@@ -37,12 +43,48 @@ struct StatusServer::Impl {
 
 StatusServer::StatusServer(StatusServerOptions options,
                            std::shared_ptr<prometheus::Registry> registry,
-                           std::function<Readiness()> readiness)
+                           std::function<Readiness()> readiness,
+                           std::function<PublishedPlan()> plan, std::string generator)
     : impl_(std::make_unique<Impl>()) {
   impl_->options = std::move(options);
   impl_->registry = std::move(registry);
   impl_->readiness = std::move(readiness);
+  impl_->plan = std::move(plan);
+  impl_->generator = std::move(generator);
 }
+
+namespace {
+
+std::string escape_html(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    switch (c) {
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      default:
+        out += c;
+    }
+  }
+  return out;
+}
+
+// The page and the document change every cycle and belong to no one else.
+void set_private(httplib::Response& res) {
+  res.set_header("Cache-Control", "no-store");
+  res.set_header("X-Content-Type-Options", "nosniff");
+}
+
+}  // namespace
 
 StatusServer::~StatusServer() {
   stop();
@@ -86,6 +128,42 @@ std::string StatusServer::start() {
     res.set_content(serializer.Serialize(s.registry->Collect()),
                     "text/plain; version=0.0.4; charset=utf-8");
   });
+  if (s.plan) {
+    s.server->Get("/", [&s](const httplib::Request&, httplib::Response& res) {
+      set_private(res);
+      PublishedPlan plan = s.plan();
+      if (!plan.view) {
+        res.status = 503;
+        res.set_content(
+            "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<title>loadshift: no plan</title></head><body><h1>No plan to show</h1>"
+            "<p>" +
+                escape_html(plan.status) + "</p></body></html>\n",
+            "text/html; charset=utf-8");
+        return;
+      }
+      report::HtmlPage page;
+      page.title = "loadshift: the last cycle";
+      page.generator = s.generator;
+      page.status = plan.status;
+      std::ostringstream html;
+      report::write_report_html(*plan.view, page, html);
+      res.set_content(html.str(), "text/html; charset=utf-8");
+    });
+    s.server->Get("/plan.json", [&s](const httplib::Request&, httplib::Response& res) {
+      set_private(res);
+      PublishedPlan plan = s.plan();
+      if (!plan.view) {
+        res.status = 503;
+        res.set_content(nlohmann::json{{"error", plan.status}}.dump() + "\n", "application/json");
+        return;
+      }
+      res.set_content(report::plan_view_json(*plan.view)
+                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+                          "\n",
+                      "application/json");
+    });
+  }
   if (port == 0) {
     s.port = s.server->bind_to_any_port(host);
     if (s.port < 0) return "--metrics-addr \"" + s.options.address + "\": cannot listen";

@@ -1,9 +1,14 @@
-// The controller's one HTTP port: /healthz, /readyz and /metrics (cpp-httplib; TLS when a
-// certificate and key are given).
-//   /healthz  200 "ok" while the process serves at all.
-//   /readyz   200 or 503 with the Readiness detail as text: cache synced, last cycle recent,
-//             leader or standby, and why the last cycle did nothing.
-//   /metrics  every metric of the registry, in the Prometheus text format.
+// The controller's one HTTP port: /healthz, /readyz, /metrics and the status page (cpp-httplib;
+// TLS when a certificate and key are given). Every path is read-only (GET and HEAD).
+//   /healthz    200 "ok" while the process serves at all.
+//   /readyz     200 or 503 with the Readiness detail as text: cache synced, last cycle recent,
+//               leader or standby, and why the last cycle did nothing.
+//   /metrics    every metric of the registry, in the Prometheus text format.
+//   /           the last plan as the HTML report (report_html.h) with the cycle's status; 503 and
+//               a page that says why when there is none (standby, no cycle planned yet).
+//   /plan.json  the same plan as the report's JSON contract (docs/report.md); 503 and
+//               {"error": why} when there is none.
+// The last two only with a plan source (run's --plan-page, on by default); else 404.
 #pragma once
 
 #include <functional>
@@ -12,11 +17,22 @@
 
 #include <prometheus/registry.h>
 
+#include "report/plan_view.h"
+
 namespace loadshift::controller {
 
 struct Readiness {
   bool ready = false;
   std::string detail;  // lines "key: value" for a person
+};
+
+// The plan the status page shows: the last cycle that planned, while this replica leads (a
+// standby shows none: the leader's is the one that counts).
+struct PublishedPlan {
+  std::shared_ptr<const report::PlanView> view;  // null: no plan to show, `status` says why
+  // For a person: when that cycle ran, dry run or not, what became of its evictions; and when a
+  // later cycle could not plan, that and why.
+  std::string status;
 };
 
 struct StatusServerOptions {
@@ -29,9 +45,12 @@ std::string parse_listen_address(const std::string& address, std::string* host, 
 
 class StatusServer {
  public:
-  // `registry` must outlive the server; `readiness` is called from the server's threads.
+  // `registry` must outlive the server; `readiness` and `plan` are called from the server's
+  // threads. An empty `plan`: no status page (/ and /plan.json answer 404). `generator` names
+  // the program in the page ("loadshift 0.1.0").
   StatusServer(StatusServerOptions options, std::shared_ptr<prometheus::Registry> registry,
-               std::function<Readiness()> readiness);
+               std::function<Readiness()> readiness, std::function<PublishedPlan()> plan = {},
+               std::string generator = {});
   ~StatusServer();  // stops and joins
   StatusServer(const StatusServer&) = delete;
   StatusServer& operator=(const StatusServer&) = delete;

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include "report/plan_view.h"
+#include "report/report_html.h"
 #include "report/report_writers.h"
 
 namespace loadshift::report {
@@ -23,6 +25,7 @@ std::optional<ReportFormat> parse_report_format(std::string_view name) {
   if (name == "table") return ReportFormat::kTable;
   if (name == "json") return ReportFormat::kJson;
   if (name == "markdown") return ReportFormat::kMarkdown;
+  if (name == "html") return ReportFormat::kHtml;
   return std::nullopt;
 }
 
@@ -54,6 +57,7 @@ nlohmann::ordered_json report_content_json(const ReportContent& content) {
     skipped.push_back({{"namespace", row.namespace_},
                        {"pod", row.pod},
                        {"node", name_or_null(row.node)},
+                       {"strategy", row.strategy},
                        {"reason", row.reason}});
   }
   return {{"nodes", std::move(nodes)},
@@ -75,8 +79,16 @@ nlohmann::ordered_json report_json(const placement::ClusterIndex& index,
 void write_report(const placement::ClusterIndex& index, const strategies::Plan& plan,
                   const metrics::UsageMap& usage, ReportFormat format, const ReportStyle& style,
                   std::ostream& out) {
+  if (format == ReportFormat::kHtml) {
+    HtmlPage page;
+    page.generator = style.generator;
+    write_report_html(make_plan_view(index, plan, usage, style.at), page, out);
+    return;
+  }
   ReportContent content = build_report_content(index, plan, usage, style.at);
   switch (format) {
+    case ReportFormat::kHtml:
+      return;  // above
     case ReportFormat::kTable:
       write_report_table(content, style.colour, out);
       return;

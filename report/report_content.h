@@ -1,6 +1,7 @@
 // The dry-run report's content: a Plan resolved into names and numbers (node, pool, pod names,
 // percentages, watermarks, skip groups, summary counts), so the table, JSON and Markdown writers
-// render the same facts the same way. Internal to controller/ (report.h is the public face).
+// render the same facts the same way. Public through plan_view.h (what the controller keeps of
+// a cycle); report.h is the face for one-shot writing.
 #pragma once
 
 #include <cstddef>

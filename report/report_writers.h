@@ -1,4 +1,5 @@
-// The three renderings of a ReportContent. Internal to controller/; report.h is the public face.
+// The table, Markdown and JSON renderings of a ReportContent. Internal to report/; report.h is
+// the public face.
 #pragma once
 
 #include <nlohmann/json.hpp>

@@ -6,7 +6,8 @@
 #   image: that and umoci and skopeo, to build the container image and export or push it
 #          (scripts/build-image.sh)
 #   (none): everything to build, test and benchmark (scripts/test.sh), and the npm packages of
-#           package-lock.json (the manifests' schema check) into node_modules/
+#           package-lock.json (the manifests' schema check; playwright-core, which drives
+#           chromium through the HTML report) into node_modules/
 # Run as root on Debian bookworm. Safe to run again: it does nothing when all are present.
 set -euo pipefail
 
@@ -35,6 +36,7 @@ if [[ $mode == all ]]; then
     prometheus
     yamllint python3-yaml
     librsvg2-bin
+    chromium fonts-dejavu-core
   )
 fi
 # test/deploy/render_test.sh also needs kubectl (kustomize built in). It is not in Debian's

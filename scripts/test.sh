@@ -5,7 +5,8 @@
 # (clang's libFuzzer). First, before any build, the Kubernetes manifests of deploy/ are rendered
 # and checked (test/deploy/render_test.sh), and the alerts and the dashboard
 # (test/deploy/monitoring_test.sh); after the Release build, the container image
-# (test/deploy/image_test.sh) and the documentation's commands (test/docs/docs_test.py).
+# (test/deploy/image_test.sh) and the documentation's commands (test/docs/docs_test.py); after the
+# first ctest, the HTML report in headless chromium (test/report/html_report_test.mjs).
 # Exits non-zero on the first failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -26,7 +27,13 @@ bash test/deploy/monitoring_test.sh
 echo "== build and test (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOADSHIFT_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
-ctest --test-dir build --output-on-failure -j"$jobs"
+# The run tests save the controller's page as served, for the browser test below.
+mkdir -p build/pages
+LOADSHIFT_PAGE_OUT="$PWD/build/pages" ctest --test-dir build --output-on-failure -j"$jobs"
+
+echo "== the HTML report in headless chromium (the example, a simulation, explain, the controller's"
+echo "   page, a generated 5,000-node cluster): what it shows equals the JSON; screenshots in build/pages"
+node test/report/html_report_test.mjs build/loadshift build/pages --pages build/pages --large 5000
 
 echo "== Release build of loadshift, warnings as errors (what a packager builds, -O3)"
 # Without precompiled headers: a file that forgot an #include of its own fails here.

@@ -61,6 +61,7 @@ class Simulation {
       after.gone = stats.gone;
       after.elsewhere = stats.elsewhere;
       after.tied = stats.tied;
+      after.moves = std::move(stats.moves);
       result_.cycles.push_back(std::move(after));
       now += options_.interval;
     }
@@ -220,8 +221,14 @@ class Simulation {
       std::vector<NodeId> all(cluster_.nodes.size());
       for (NodeId node = 0; node < all.size(); ++node) all[node] = node;
       placement::Ledger scheduled(cluster_.nodes.size(), &index.pod_topology());
+      auto node_name = [&](NodeId node) {
+        return node == placement::kNoNode ? std::string() : cluster_.nodes[node].meta.name;
+      };
       for (const strategies::EvictionDecision& d : plan.evictions) {
         const model::Pod& pod = cluster_.pods[d.pod];
+        SimulatedMove& move = stats.moves.emplace_back(
+            SimulatedMove{pod.meta.namespace_, pod.meta.name, node_name(d.node),
+                          node_name(d.placed()), "", d.strategy, ""});
         // The cool-down remembers what the controller remembers: the source and where the plan
         // counted the replacement (one the scheduler put elsewhere is known by its start time).
         if (std::string workload = strategies::workload_key(pod);
@@ -233,25 +240,32 @@ class Simulation {
         if (!pod.terminated() && model.recreated_in_place(d.pod)) {
           // A DaemonSet's pod comes back on its own node.
           moves.emplace_back(d.pod, d.node);
+          move.landed = move.from;
+          move.outcome = "in place";
           continue;
         }
         if (pod.terminated() || !model.recreated(d.pod)) {
           ++stats.gone;
           removed.insert(d.pod);
+          move.outcome = "gone";
           continue;
         }
         placement::Landing landing = model.predict(d.pod, all, scheduled);
         if (landing.best.empty()) {
           ++stats.unplaced;
           removed.insert(d.pod);
+          move.outcome = "unplaced";
           continue;
         }
         // kube-scheduler picks one of the best at random; the seed makes it repeatable.
         NodeId chosen = landing.best[rng_() % landing.best.size()];
         scheduled.reserve(d.pod, d.node, chosen, index.requests(d.pod));
+        move.landed = node_name(chosen);
+        move.outcome = "moved";
         if (d.placed() != placement::kNoNode && chosen != d.placed()) {
           ++stats.elsewhere;
           if (landing.best.size() > 1) ++stats.tied;
+          move.outcome = "elsewhere";
         }
         moves.emplace_back(d.pod, chosen);
       }

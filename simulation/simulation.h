@@ -40,6 +40,19 @@ struct UsageSpread {
   double stddev = 0;
 };
 
+// One eviction of a cycle and what became of the pod.
+struct SimulatedMove {
+  std::string namespace_, pod;
+  std::string from;      // the node it was evicted from
+  std::string target;    // where the plan counted it; empty: nowhere (a finished pod)
+  std::string landed;    // where the scheduler model put its replacement; empty: nowhere
+  std::string strategy;  // the plugin that evicted it
+  // "moved", "elsewhere" (landed on another node than the plan counted), "in place" (a
+  // DaemonSet's pod, back on its node), "gone" (nothing recreates it), "unplaced" (no node
+  // admitted the replacement).
+  std::string outcome;
+};
+
 struct SimulatedCycle {
   int cycle = 0;  // 0: the starting state, before any plan
   size_t evictions = 0;
@@ -52,6 +65,7 @@ struct SimulatedCycle {
   UsageSpread cpu, memory;  // after the cycle's moves
   // Per node (SimulationResult::nodes order), after the cycle's moves; empty optional: unknown.
   std::vector<std::optional<double>> cpu_by_node, memory_by_node;
+  std::vector<SimulatedMove> moves;  // the cycle's evictions, in plan order
 };
 
 struct SimulationResult {

@@ -90,5 +90,5 @@ TEST_CASE("explain: bad input exits 2 and names it", "[explain]") {
   CHECK_THAT(shape.err, Catch::Contains("expected the pod as NAMESPACE/NAME, found \"nope\""));
   Run output = explain("loadtest/x", "hot-replicas", kSeedPolicy, "cluster.json", "yaml");
   CHECK(output.code == 2);
-  CHECK_THAT(output.err, Catch::Contains("--output: expected table or json"));
+  CHECK_THAT(output.err, Catch::Contains("--output: expected table, json or html"));
 }

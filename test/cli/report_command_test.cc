@@ -142,7 +142,7 @@ TEST_CASE("report: other bad flags and files exit 2 with what was expected", "[r
     options.output = "yaml";
     Run run = report(options);
     CHECK(run.code == 2);
-    CHECK_THAT(run.err, Catch::Contains("--output: expected table, json or markdown, found "
+    CHECK_THAT(run.err, Catch::Contains("--output: expected table, json, markdown or html, found "
                                         "\"yaml\""));
   }
   SECTION("--prometheus that is not an http(s) URL") {

@@ -66,6 +66,20 @@ TEST_CASE("simulate: the ping-pong case bounces without landing prediction, not 
     }
     CHECK(j["perCycle"][6]["movedBack"].get<int>() >= 6);
     CHECK(j["perCycle"][6]["movedTwice"].get<int>() >= 1);
+    // Every move, each one an eviction from pp1 whose replacement the scheduler put back there.
+    int evictions = 0;
+    for (const auto& c : j["perCycle"]) evictions += c["evictions"].get<int>();
+    REQUIRE(j["moves"].size() == static_cast<size_t>(evictions));
+    for (const auto& m : j["moves"]) {
+      INFO(m.dump());
+      CHECK(m["from"] == "pp1");
+      CHECK(m["landed"] == "pp1");
+      CHECK(m["target"] != "pp1");
+      CHECK(m["outcome"] == "elsewhere");
+      CHECK(m["strategy"] == "LoadAware");
+    }
+    CHECK(j["moves"][0]["cycle"] == 1);
+    CHECK(j["watermarks"]["cpuHigh"].is_number());
   }
   SECTION("with prediction: nothing bounces (and nothing moves: every landing is pp1)") {
     Run run = simulate(ping_pong(6));
@@ -129,7 +143,7 @@ TEST_CASE("simulate: bad flags exit 2 and name the flag") {
   CHECK(run.err.find("error: --cycles: expected 1 to 1000, found 0") != std::string::npos);
   CHECK(run.err.find("error: --interval: expected a duration such as 30s, 10m or 1h30m, found "
                      "\"soon\"") != std::string::npos);
-  CHECK(run.err.find("error: --output: expected table or json, found \"yaml\"") !=
+  CHECK(run.err.find("error: --output: expected table, json or html, found \"yaml\"") !=
         std::string::npos);
   CHECK(run.err.find("error: --usage: required") != std::string::npos);
 

@@ -49,7 +49,7 @@ TEST_CASE("report json: exactly the contract's keys, in its order", "[report]") 
   }
   REQUIRE(doc["skipped"].size() == 3);
   for (const auto& s : doc["skipped"]) {
-    CHECK(keys(s) == Names{"namespace", "pod", "node", "reason"});
+    CHECK(keys(s) == Names{"namespace", "pod", "node", "strategy", "reason"});
   }
   CHECK(keys(doc["summary"]) ==
         Names{"evictions", "overutilized", "underutilized", "unknown", "unclassified"});

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <httplib.h>
 
+#include <cstdlib>
+#include <fstream>
 #include <nlohmann/json.hpp>
 #include <regex>
 
@@ -158,6 +160,112 @@ TEST_CASE("the real binary runs, serves /healthz /readyz /metrics, and stops on 
   for (std::string line; std::getline(lines, line);) {
     INFO(line);
     CHECK(nlohmann::json::parse(line, nullptr, false).is_object());
+  }
+}
+
+// The page's embedded document (report_html.h): the text of <script id="loadshift-data">.
+nlohmann::json page_document(const std::string& html) {
+  const std::string open = "<script type=\"application/json\" id=\"loadshift-data\">";
+  const size_t from = html.find(open);
+  const size_t to = html.find("</script>", from);
+  if (from == std::string::npos || to == std::string::npos) return nullptr;
+  return nlohmann::json::parse(html.substr(from + open.size(), to - from - open.size()), nullptr,
+                               false);
+}
+
+TEST_CASE("the real binary serves the last plan at / and /plan.json, read-only",
+          "[run][binary][page]") {
+  SeedCluster world;
+  auto& [server, prometheus, tmp] = world;
+  std::string policy = tmp.write("policy.yaml", seed_policy());
+  auto start = [&](std::vector<std::string> extra, int* port) {
+    std::vector<std::string> args{"run",
+                                  "--policy",
+                                  policy,
+                                  "--kubeconfig",
+                                  kubeconfig_for(server, tmp),
+                                  "--prometheus",
+                                  prometheus.url(),
+                                  "--descheduling-interval",
+                                  "1h",
+                                  "--metrics-addr",
+                                  "127.0.0.1:0"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    auto process = std::make_unique<Process>(args, tmp.path("log-" + std::to_string(extra.size())));
+    REQUIRE(eventually(
+        [&] {
+          std::smatch m;
+          std::string log = process->log();
+          if (!std::regex_search(log, m, std::regex("metrics_port=([0-9]+)"))) return false;
+          *port = std::stoi(m[1]);
+          return true;
+        },
+        10));
+    return process;
+  };
+  SECTION("on by default: the HTML report and the JSON contract of the same plan") {
+    int port = 0;
+    auto process = start({}, &port);
+    httplib::Client http("127.0.0.1", port);
+    // Before the first cycle has planned (or while it runs), a 503 that says why.
+    REQUIRE(eventually(
+        [&] {
+          auto plan = http.Get("/plan.json");
+          return plan && plan->status == 200;
+        },
+        15));
+    auto plan = http.Get("/plan.json");
+    INFO(process->log());
+    CHECK(plan->get_header_value("Content-Type") == "application/json");
+    CHECK(plan->get_header_value("Cache-Control") == "no-store");
+    nlohmann::json doc = nlohmann::json::parse(plan->body);
+    REQUIRE(doc["nodes"].size() == 8);
+    REQUIRE(doc["evictions"].size() == 1);  // one per workload by default
+    CHECK(doc["evictions"][0]["node"] == "te3");
+    CHECK(doc["summary"]["evictions"] == 1);
+    for (const nlohmann::json& skip : doc["skipped"]) CHECK(skip["strategy"].is_string());
+
+    auto page = http.Get("/");
+    REQUIRE(page);
+    CHECK(page->status == 200);
+    CHECK(page->get_header_value("Content-Type") == "text/html; charset=utf-8");
+    nlohmann::json data = page_document(page->body);
+    REQUIRE(data.is_object());
+    CHECK(data["report"] == doc);  // the page shows exactly the served contract
+    CHECK(data["kind"] == "report");
+    CHECK_THAT(data["status"].get<std::string>(),
+               Contains("1 of 1 planned eviction(s) carried out"));
+    CHECK(page->body.find("src=\"http") == std::string::npos);  // no external asset
+    // No secret: the API token, the kubeconfig's path and the token's header are nowhere.
+    for (const std::string& body : {page->body, plan->body}) {
+      CHECK(body.find("admin-token") == std::string::npos);
+      CHECK(body.find("Bearer") == std::string::npos);
+    }
+    // Read-only: nothing but GET.
+    for (const char* path : {"/", "/plan.json"}) {
+      auto post = http.Post(path, "{}", "application/json");
+      REQUIRE(post);
+      CHECK(post->status != 200);
+    }
+    // For the browser test (test/report/html_report_test.mjs): the page as served.
+    if (const char* out = std::getenv("LOADSHIFT_PAGE_OUT"); out != nullptr) {
+      std::ofstream(std::string(out) + "/controller.html") << page->body;
+      std::ofstream(std::string(out) + "/controller.json") << plan->body;
+    }
+  }
+  SECTION("--no-plan-page: neither path is served") {
+    int port = 0;
+    auto process = start({"--no-plan-page"}, &port);
+    httplib::Client http("127.0.0.1", port);
+    REQUIRE(eventually(
+        [&] {
+          auto ready = http.Get("/readyz");
+          return ready && ready->status == 200;
+        },
+        15));
+    CHECK(http.Get("/")->status == 404);
+    CHECK(http.Get("/plan.json")->status == 404);
+    CHECK(http.Get("/metrics")->status == 200);
   }
 }
 

@@ -67,6 +67,9 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
   CHECK(ready.ready);  // a standby is ready: it is doing its job
   CHECK_THAT(ready.detail, Contains("role: standby"));
   CHECK(evictions_by(server, "b-token") == 0);
+  // A standby's status page shows no plan, and says whose lease it is.
+  CHECK(b.loop->published_plan().view == nullptr);
+  CHECK_THAT(b.loop->published_plan().status, Contains("the lease is held by replica-a"));
 
   SECTION("only the leader evicts") {
     controller::CycleOutcome leading = a->cycle();
@@ -91,6 +94,8 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
   }
   SECTION("the leader stops and releases: the standby takes over at once") {
     a->cycle();  // a plans: its plan and usage are exported
+    REQUIRE(a->loop->published_plan().view != nullptr);
+    CHECK(a->loop->published_plan().view->content.evictions.size() == 2);
     CHECK_THAT(scrape(*a->registry), Contains("loadshift_node_class{"));
     CHECK_THAT(scrape(*a->registry), Contains("loadshift_node_utilization_ratio{"));
     a->elector->stop_and_release();
@@ -104,6 +109,7 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
     CHECK(holder(server) == "replica-b");
     // a, a standby now, no longer exports its last plan: only the leader's would stand.
     CHECK(a->cycle().result == "standby");
+    CHECK(a->loop->published_plan().view == nullptr);  // its page drops the plan too
     const std::string old = scrape(*a->registry);
     CHECK(old.find("loadshift_node_class{") == std::string::npos);
     CHECK(old.find("loadshift_node_utilization_ratio{") == std::string::npos);

@@ -1,0 +1,95 @@
+#include "report/report_html.h"
+
+#include <cmath>
+#include <map>
+#include <optional>
+#include <tuple>
+
+#include "report/html_assets.h"
+#include "report/report_writers.h"
+
+namespace loadshift::report {
+namespace {
+
+nlohmann::ordered_json percent_or_null(const std::optional<double>& v) {
+  if (!v || !std::isfinite(*v)) return nullptr;
+  return std::round(*v * 100.0) / 100.0;
+}
+
+// The four watermarks of each node, as a table of the distinct sets and an index per node (a
+// policy has a handful of sets; 5,000 nodes repeat them).
+void add_watermarks(const ReportContent& content, nlohmann::ordered_json* data) {
+  using Key = std::tuple<std::optional<double>, std::optional<double>, std::optional<double>,
+                         std::optional<double>>;
+  std::map<Key, size_t> index;
+  nlohmann::ordered_json sets = nlohmann::ordered_json::array();
+  nlohmann::ordered_json per_node = nlohmann::ordered_json::array();
+  for (const NodeRow& row : content.nodes) {
+    Key key{row.cpu.low, row.cpu.high, row.memory.low, row.memory.high};
+    auto [it, added] = index.emplace(key, sets.size());
+    if (added) {
+      sets.push_back({percent_or_null(row.cpu.low), percent_or_null(row.cpu.high),
+                      percent_or_null(row.memory.low), percent_or_null(row.memory.high)});
+    }
+    per_node.push_back(it->second);
+  }
+  (*data)["watermarkSets"] = std::move(sets);
+  (*data)["nodeWatermarks"] = std::move(per_node);
+}
+
+// Replaces `marker` (once) in `text` by `with`.
+void put(std::string* text, std::string_view marker, std::string_view with) {
+  const size_t at = text->find(marker);
+  if (at != std::string::npos) text->replace(at, marker.size(), with);
+}
+
+}  // namespace
+
+nlohmann::ordered_json page_data(const PlanView& view, const HtmlPage& page) {
+  const ReportContent& content = view.content;
+  nlohmann::ordered_json data;
+  data["format"] = 1;
+  data["kind"] = !page.explain.is_null()      ? "explain"
+                 : !page.simulation.is_null() ? "simulation"
+                                              : "report";
+  data["title"] = page.title;
+  data["generator"] = page.generator;
+  data["status"] = page.status;
+  data["at"] = content.at;
+  data["usageOrigin"] = content.usage_origin;
+  data["report"] = report_content_json(content);
+  data["notes"] = content.notes;
+  add_watermarks(content, &data);
+  nlohmann::ordered_json domains = nlohmann::ordered_json::array();
+  for (const TopologyDomain& d : view.domains)
+    domains.push_back({{"name", d.name}, {"tier", d.tier}});
+  data["domains"] = std::move(domains);
+  data["nodeDomains"] = view.node_domains;
+  data["simulation"] = page.simulation;
+  data["explain"] = page.explain;
+  return data;
+}
+
+void write_report_html(const PlanView& view, const HtmlPage& page, std::ostream& out) {
+  // Inputs are checked for UTF-8 where they enter; replace rather than throw if one slips by.
+  const std::string json =
+      page_data(view, page).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  // '<' only occurs inside JSON strings: as \u003c it cannot end the script element.
+  std::string data;
+  data.reserve(json.size() + json.size() / 64);
+  for (char c : json) {
+    if (c == '<') {
+      data += "\\u003c";
+    } else {
+      data += c;
+    }
+  }
+  std::string html(kReportHtmlTemplate);
+  put(&html, "/*@CSS@*/", kReportCss);
+  put(&html, "/*@JS@*/", kReportJs);
+  // Last: the data could hold the other markers' text.
+  put(&html, "/*@DATA@*/", data);
+  out << html;
+}
+
+}  // namespace loadshift::report

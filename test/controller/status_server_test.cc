@@ -1,0 +1,99 @@
+// The status page of the controller's HTTP port (controller/status_server.h): / and /plan.json
+// from the plan source, 503 with the reason when there is no plan, 404 without a source.
+#include <httplib.h>
+
+#include <catch2/catch.hpp>
+#include <memory>
+#include <mutex>
+#include <nlohmann/json.hpp>
+
+#include "controller/status_server.h"
+
+using namespace loadshift;
+using Catch::Matchers::Contains;
+
+namespace {
+
+std::shared_ptr<const report::PlanView> one_node_plan() {
+  auto view = std::make_shared<report::PlanView>();
+  report::NodeRow row;
+  row.name = "te3";
+  row.pool = "inference";
+  row.node_class = strategies::NodeClass::kOverutilized;
+  row.cpu.before = 92;
+  row.cpu.after = 80;
+  view->content.nodes.push_back(row);
+  view->content.evictions.push_back({"load-test", "web-1", "te3", "te8", "LoadAware", "hot", ""});
+  view->content.summary.evictions = 1;
+  view->content.summary.overutilized = 1;
+  view->content.at = "2026-11-22T04:00:00Z";
+  return view;
+}
+
+}  // namespace
+
+TEST_CASE("status page: no plan is a 503 that says why; a plan is the page and its JSON",
+          "[controller][status]") {
+  std::mutex mutex;
+  controller::PublishedPlan published{nullptr, "standby: the lease is held by <b>replica-a</b>"};
+  controller::StatusServer server(
+      {"127.0.0.1:0", "", ""}, std::make_shared<prometheus::Registry>(),
+      [] {
+        return controller::Readiness{true, ""};
+      },
+      [&] {
+        std::lock_guard<std::mutex> lock(mutex);
+        return published;
+      },
+      "loadshift test");
+  REQUIRE(server.start().empty());
+  httplib::Client http("127.0.0.1", server.port());
+
+  auto page = http.Get("/");
+  REQUIRE(page);
+  CHECK(page->status == 503);
+  CHECK_THAT(page->body, Contains("standby: the lease is held by &lt;b&gt;replica-a&lt;/b&gt;"));
+  auto json = http.Get("/plan.json");
+  REQUIRE(json);
+  CHECK(json->status == 503);
+  CHECK(nlohmann::json::parse(json->body)["error"] ==
+        "standby: the lease is held by <b>replica-a</b>");
+
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    published = {one_node_plan(), "the cycle of 2026-11-22T04:00:00Z: 1 of 1 carried out"};
+  }
+  page = http.Get("/");
+  REQUIRE(page);
+  CHECK(page->status == 200);
+  CHECK(page->get_header_value("Cache-Control") == "no-store");
+  CHECK_THAT(page->body, Contains("<!DOCTYPE html>"));
+  CHECK_THAT(page->body, Contains("\"status\":\"the cycle of 2026-11-22T04:00:00Z: 1 of 1"));
+  CHECK_THAT(page->body, Contains("\"generator\":\"loadshift test\""));
+  json = http.Get("/plan.json");
+  REQUIRE(json);
+  CHECK(json->status == 200);
+  nlohmann::json doc = nlohmann::json::parse(json->body);
+  CHECK(doc["nodes"][0]["name"] == "te3");
+  CHECK(doc["nodes"][0]["class"] == "overutilized");
+  CHECK(doc["evictions"][0]["target"] == "te8");
+  CHECK(doc["summary"]["evictions"] == 1);
+  auto del = http.Delete("/plan.json");
+  REQUIRE(del);
+  CHECK(del->status != 200);
+  server.stop();
+}
+
+TEST_CASE("status page: without a plan source, / and /plan.json are not served",
+          "[controller][status]") {
+  controller::StatusServer server({"127.0.0.1:0", "", ""}, std::make_shared<prometheus::Registry>(),
+                                  [] {
+                                    return controller::Readiness{true, ""};
+                                  });
+  REQUIRE(server.start().empty());
+  httplib::Client http("127.0.0.1", server.port());
+  CHECK(http.Get("/")->status == 404);
+  CHECK(http.Get("/plan.json")->status == 404);
+  CHECK(http.Get("/healthz")->status == 200);
+  server.stop();
+}
