@@ -124,8 +124,7 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
       coverage_(BuildGauge()
                     .Name("loadshift_usage_node_coverage_ratio")
                     .Help("Nodes in scope with usage data in the last fetch, as a ratio")
-                    .Register(registry)
-                    .Add({})),
+                    .Register(registry)),
       fetch_duration_(BuildHistogram()
                           .Name("loadshift_usage_fetch_duration_seconds")
                           .Help("Time of one usage fetch (all queries)")
@@ -162,8 +161,7 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
                         .Name("loadshift_soft_tainted_nodes")
                         .Help("Nodes carrying loadshift.io/overutilized:PreferNoSchedule after "
                               "the last cycle")
-                        .Register(registry)
-                        .Add({})),
+                        .Register(registry)),
       soft_taint_changes_(BuildCounter()
                               .Name("loadshift_soft_taint_changes_total")
                               .Help("Soft taints added, removed, or not written (failed)")
@@ -171,8 +169,12 @@ ControllerMetrics::ControllerMetrics(prometheus::Registry& registry, std::string
       cooling_workloads_(BuildGauge()
                              .Name("loadshift_cooling_workloads")
                              .Help("Workloads in their cool-down at the last cycle")
-                             .Register(registry)
-                             .Add({})) {
+                             .Register(registry)) {
+  // From the start at 0, as every single series.
+  for (prometheus::Family<prometheus::Gauge>* family :
+       {&coverage_, &soft_tainted_, &cooling_workloads_}) {
+    family->Add({});
+  }
   BuildGauge()
       .Name("descheduler_build_info")
       .Help("Build information")
@@ -270,10 +272,15 @@ void ControllerMetrics::forget_plan() {
   replace_series(coverage_by_profile_, {}, coverage_series_);
   replace_series(coverage_required_, {}, required_series_);
   for (const char* cls : kClasses) nodes_.Add({{"class", cls}}).Set(0);
+  // What the last plan and fetch said of the cluster: the leader's figures, not a standby's.
+  for (prometheus::Family<prometheus::Gauge>* family :
+       {&coverage_, &soft_tainted_, &cooling_workloads_}) {
+    if (family->Has({})) family->Remove(&family->Add({}));
+  }
 }
 
 void ControllerMetrics::set_coverage(double ratio) {
-  coverage_.Set(ratio);
+  coverage_.Add({}).Set(ratio);
 }
 
 void ControllerMetrics::observe_usage_fetch(double seconds, bool ok) {
@@ -310,7 +317,7 @@ void ControllerMetrics::record_cache(const model::Snapshot& snapshot,
 
 void ControllerMetrics::record_soft_taints(size_t tainted, size_t added, size_t removed,
                                            size_t failed) {
-  soft_tainted_.Set(static_cast<double>(tainted));
+  soft_tainted_.Add({}).Set(static_cast<double>(tainted));
   for (auto [action, n] :
        {std::pair<const char*, size_t>{"added", added}, {"removed", removed}, {"failed", failed}}) {
     prometheus::Counter& counter = soft_taint_changes_.Add({{"action", action}});
@@ -319,7 +326,7 @@ void ControllerMetrics::record_soft_taints(size_t tainted, size_t added, size_t 
 }
 
 void ControllerMetrics::set_cooling_workloads(size_t n) {
-  cooling_workloads_.Set(static_cast<double>(n));
+  cooling_workloads_.Add({}).Set(static_cast<double>(n));
 }
 
 }  // namespace loadshift::controller

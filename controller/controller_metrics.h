@@ -55,8 +55,10 @@ class ControllerMetrics {
   // from the plan are removed.
   void record_nodes(const placement::ClusterIndex& index, const strategies::Plan& plan);
   // No plan of this replica's stands (it stands by while another leads): the series of
-  // record_nodes() are removed and loadshift_nodes is 0 for every class, so that only the
-  // leader's plan is exported.
+  // record_nodes(), loadshift_usage_node_coverage_ratio, loadshift_soft_tainted_nodes and
+  // loadshift_cooling_workloads are removed and loadshift_nodes is 0 for every class, so that
+  // only the leader's plan is exported. The next set_coverage(), record_soft_taints() and
+  // set_cooling_workloads() bring their series back.
   void forget_plan();
   // loadshift_usage_node_coverage_ratio: nodes with usage data / nodes in scope.
   void set_coverage(double ratio);
@@ -90,7 +92,7 @@ class ControllerMetrics {
   prometheus::Family<prometheus::Gauge>& planned_ratio_;
   prometheus::Family<prometheus::Gauge>& coverage_by_profile_;
   prometheus::Family<prometheus::Gauge>& coverage_required_;
-  prometheus::Gauge& coverage_;
+  prometheus::Family<prometheus::Gauge>& coverage_;  // one series, none on a standby
   prometheus::Histogram& fetch_duration_;
   prometheus::Counter& fetch_errors_;
   prometheus::Gauge& leader_;
@@ -99,9 +101,9 @@ class ControllerMetrics {
   prometheus::Counter& attempts_error_;
   prometheus::Family<prometheus::Gauge>& cache_objects_;
   prometheus::Gauge& cache_contact_;
-  prometheus::Gauge& soft_tainted_;
+  prometheus::Family<prometheus::Gauge>& soft_tainted_;  // one series, none on a standby
   prometheus::Family<prometheus::Counter>& soft_taint_changes_;
-  prometheus::Gauge& cooling_workloads_;
+  prometheus::Family<prometheus::Gauge>& cooling_workloads_;  // one series, none on a standby
   std::mutex nodes_mutex_;
   // The labels of every per-plan series now exported, to remove those the next plan lacks.
   std::set<prometheus::Labels> class_series_, planned_series_, coverage_series_, required_series_;

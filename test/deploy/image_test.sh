@@ -134,8 +134,10 @@ if failures:
 PYTHON
 
 # Run it from inside: chroot into the image as 65532, with the inputs copied into its /tmp.
+# env -i: no proxy or other variable of the host reaches it.
+chroot=$(command -v chroot) || fail "chroot not found"
 in_image() {
-  chroot --userspec=65532:65532 "$root" /usr/bin/loadshift "$@"
+  env -i "$chroot" --userspec=65532:65532 "$root" /usr/bin/loadshift "$@"
 }
 out=$(in_image version) || fail "loadshift version in the image: $out"
 [[ $out == *"loadshift $version"* ]] || fail "loadshift version printed: $out"
@@ -193,13 +195,45 @@ for _ in $(seq 50); do
     "$port" 2>/dev/null && break
   sleep 0.1
 done
+# A DNS server that knows no name (NXDOMAIN for every question), as a cluster's DNS answers for
+# a name only hostAliases know: the name resolves only if the image consults /etc/hosts before
+# DNS, as its /etc/nsswitch.conf says.
+python3 - >"$work/dns.log" 2>&1 <<'PYTHON' &
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("127.0.0.77", 53))
+while True:
+    query, peer = s.recvfrom(512)
+    if len(query) < 12:
+        continue
+    # The question back, flagged: a response (QR), recursion available, rcode 3 (NXDOMAIN).
+    flags = bytes([0x80 | (query[2] & 0x01), 0x83])
+    s.sendto(query[:2] + flags + query[4:6] + b"\0\0\0\0\0\0" + query[12:], peer)
+PYTHON
+dns=$!
+trap 'kill "$server" "$dns" 2>/dev/null || true; rm -rf "$work"' EXIT
+printf 'nameserver 127.0.0.77\noptions timeout:1 attempts:1\n' >"$root/etc/resolv.conf"
 printf '127.0.0.1 prometheus.test\n' >"$root/etc/hosts"
-out=$(in_image report --policy /tmp/05-load-aware-policy.yaml --snapshot /tmp/cluster.yaml \
-  --prometheus "http://prometheus.test:$port" 2>&1) ||
+sleep 0.3
+kill -0 "$dns" 2>/dev/null || fail "the stub DNS server did not start: $(cat "$work/dns.log")"
+report_over_http() {
+  in_image report --policy /tmp/05-load-aware-policy.yaml --snapshot /tmp/cluster.yaml \
+    --prometheus "http://prometheus.test:$port" 2>&1
+}
+out=$(report_over_http) ||
   fail "loadshift report with usage from http://prometheus.test:$port in the image: $out"
 [[ $out == *"usage: prometheus http://prometheus.test:$port"* && $out == *"te3 -> te8"* ]] ||
   fail "the report in the image did not read usage over HTTP: $out"
-rm -f "$root"/tmp/* "$root/etc/hosts"
+# The image's resolver follows its nsswitch.conf and asks that DNS: told to take DNS's "no such
+# name" as the answer, it cannot reach Prometheus. (glibc's own default without the file is files
+# first too; the file says so for every libc and keeps it from changing.)
+cp "$root/etc/nsswitch.conf" "$work/nsswitch.conf"
+printf 'hosts: dns [NOTFOUND=return] files\n' >"$root/etc/nsswitch.conf"
+if out=$(report_over_http); then
+  fail "the report resolved prometheus.test with DNS first: the stub DNS was not asked: $out"
+fi
+cp "$work/nsswitch.conf" "$root/etc/nsswitch.conf"
+rm -f "$root"/tmp/* "$root/etc/hosts" "$root/etc/resolv.conf"
 
 skopeo copy --quiet "oci:$layout:$version" "docker-archive:$work/loadshift.tar:loadshift:$version" ||
   fail "skopeo copy to a docker-archive failed"

@@ -163,8 +163,15 @@ def main(argv):
                 "contexts:\n- name: none\n  context: {cluster: none, user: none}\n"
                 "current-context: none\nusers:\n- name: none\n  user: {token: none}\n")
     # A HOME of its own (kubectl's cache, nothing of the user's), ccache's directory kept.
-    ccache_dir = os.environ.get("CCACHE_DIR") or os.path.join(os.path.expanduser("~"), ".cache",
-                                                               "ccache")
+    # (ccache says where it keeps it: its configuration may name another place than the default.)
+    ccache_dir = os.environ.get("CCACHE_DIR")
+    if not ccache_dir:
+        try:
+            r = subprocess.run(["ccache", "-k", "cache_dir"], capture_output=True, text=True)
+            ccache_dir = r.stdout.strip() if r.returncode == 0 else ""
+        except FileNotFoundError:
+            ccache_dir = ""
+    ccache_dir = ccache_dir or os.path.join(os.path.expanduser("~"), ".cache", "ccache")
     env = dict(os.environ, KUBECONFIG=kubeconfig, HOME=work, CCACHE_DIR=ccache_dir)
     try:
         for path in files:

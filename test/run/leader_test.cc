@@ -94,6 +94,8 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
   }
   SECTION("the leader stops and releases: the standby takes over at once") {
     a->cycle();  // a plans: its plan and usage are exported
+    CHECK_THAT(scrape(*a->registry), Contains("loadshift_usage_node_coverage_ratio 1"));
+    CHECK_THAT(scrape(*a->registry), Contains("loadshift_soft_tainted_nodes 0"));
     REQUIRE(a->loop->published_plan().view != nullptr);
     CHECK(a->loop->published_plan().view->content.evictions.size() == 2);
     CHECK_THAT(scrape(*a->registry), Contains("loadshift_node_class{"));
@@ -114,6 +116,9 @@ TEST_CASE("leader election: one leader evicts, the standby does not, failover", 
     CHECK(old.find("loadshift_node_class{") == std::string::npos);
     CHECK(old.find("loadshift_node_utilization_ratio{") == std::string::npos);
     CHECK(old.find("loadshift_load_aware_coverage_ratio{") == std::string::npos);
+    CHECK(old.find("loadshift_usage_node_coverage_ratio ") == std::string::npos);
+    CHECK(old.find("loadshift_soft_tainted_nodes ") == std::string::npos);
+    CHECK(old.find("loadshift_cooling_workloads ") == std::string::npos);
     CHECK_THAT(old, Contains("loadshift_nodes{class=\"overutilized\"} 0"));
   }
 }
