@@ -166,7 +166,8 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
   if (options.output == "json" || options.output == "html") {
     ordered_json j;
     j["pod"] = options.pod;
-    j["node"] = name_of(snap, home);
+    j["node"] =
+        home == placement::kNoNode ? ordered_json(nullptr) : ordered_json(name_of(snap, home));
     j["owner"] = owner_text;
     j["scheduler"] = scheduler;
     j["at"] = model::format_rfc3339(c.options.now);

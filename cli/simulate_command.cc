@@ -196,16 +196,18 @@ int run_simulate(const SimulateOptions& options, std::ostream& out, std::ostream
     }
   }
   if (options.output == "html") {
-    // The page's node map and plan: the first cycle's plan, on the cluster as it starts.
+    // The page's node map and plan: the first cycle's plan, made again on the cluster as it
+    // starts with the usage that cycle planned with.
     placement::ClusterIndex index(snapshot, strategies::placement_options(*policy));
     strategies::Plan plan = strategies::make_plan(
-        index, *usage, *policy, strategies::plan_options(sim.settings, sim.start));
+        index, result.start_usage, *policy, strategies::plan_options(sim.settings, sim.start));
     report::HtmlPage page;
     page.title = "loadshift simulation";
     page.generator = "loadshift " + std::string(version());
     page.simulation = to_json(result, sim);
     report::write_report_html(
-        report::make_plan_view(index, plan, *usage, model::format_rfc3339(sim.start)), page, out);
+        report::make_plan_view(index, plan, result.start_usage, model::format_rfc3339(sim.start)),
+        page, out);
   } else if (options.output == "json") {
     out << to_json(result, sim).dump(2) << "\n";
   } else {

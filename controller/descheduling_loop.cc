@@ -243,6 +243,7 @@ CycleOutcome DeschedulingLoop::run_cycle() {
     }
     if (!source) {
       usage = usage::usage_without_source(why_none);
+      metrics_.set_coverage(0);  // no usage data: none of the nodes is covered
     } else {
       const Clock::time_point fetch_started = Clock::now();
       try {
@@ -417,7 +418,11 @@ CycleOutcome DeschedulingLoop::run_cycle() {
             : std::to_string(outcome.evicted) + " of " + std::to_string(outcome.planned) +
                   " planned eviction(s) carried out, " + std::to_string(outcome.failed) +
                   " failed, " + std::to_string(outcome.skipped) + " skipped";
-    if (outcome.result == "skipped") what = "stopped: " + outcome.why;
+    if (outcome.result == "skipped") {
+      what = "stopped: " + outcome.why;
+    } else if (!outcome.why.empty() && !settings_.dry_run) {
+      what += " (" + outcome.why + ")";  // e.g. the lease lost mid-cycle: the rest not sent
+    }
     std::string status = "the cycle of " + view->content.at + ": " + what;
     published_ = {std::move(view), std::move(status)};
   } else if (settings_.publish_plan) {

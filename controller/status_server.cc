@@ -5,6 +5,7 @@
 #include <prometheus/text_serializer.h>
 
 #include <fstream>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
@@ -36,6 +37,16 @@ struct StatusServer::Impl {
   std::function<Readiness()> readiness;
   std::function<PublishedPlan()> plan;
   std::string generator;
+  // The last page and document rendered, for the view and status they were made of: a request
+  // for the same plan is answered from them, and one rendering runs at a time (at 150,000 pods a
+  // page is a few MiB: concurrent requests never build several).
+  std::mutex render_mutex;
+  std::weak_ptr<const report::PlanView> rendered_view;
+  std::string rendered_status;
+  std::shared_ptr<const std::string> html, json;
+
+  // The page (or the document) of `plan`, rendered once per view and status.
+  std::shared_ptr<const std::string> rendered(const PublishedPlan& plan, bool want_html);
   std::unique_ptr<httplib::Server> server;
   std::thread thread;
   int port = 0;
@@ -84,10 +95,62 @@ void set_private(httplib::Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
 }
 
+// Printable ASCII only (a header value cannot hold a line break; other bytes become '?').
+std::string header_value(const std::string& text) {
+  std::string out;
+  for (char c : text) out += (c >= 0x20 && c < 0x7f) ? c : (c == '\n' || c == '\r' ? ' ' : '?');
+  return out;
+}
+
+// When the plan was made and what became of the cycles since: a script reading /plan.json can
+// tell a plan that later cycles could not replace.
+void set_plan_headers(httplib::Response& res, const PublishedPlan& plan) {
+  if (plan.view) res.set_header("X-Loadshift-Plan-At", header_value(plan.view->content.at));
+  res.set_header("X-Loadshift-Status", header_value(plan.status));
+}
+
+// Sends `body` without copying it (it stays alive with the response).
+void send_shared(httplib::Response& res, std::shared_ptr<const std::string> body,
+                 const char* content_type) {
+  const size_t size = body->size();
+  res.set_content_provider(size, content_type,
+                           [body](size_t offset, size_t length, httplib::DataSink& sink) {
+                             sink.write(body->data() + offset, length);
+                             return true;
+                           });
+}
+
 }  // namespace
 
 StatusServer::~StatusServer() {
   stop();
+}
+
+std::shared_ptr<const std::string> StatusServer::Impl::rendered(const PublishedPlan& plan,
+                                                                bool want_html) {
+  std::lock_guard<std::mutex> lock(render_mutex);
+  if (rendered_view.lock() != plan.view || rendered_status != plan.status) {
+    html.reset();
+    json.reset();
+    rendered_view = plan.view;
+    rendered_status = plan.status;
+  }
+  if (want_html && !html) {
+    report::HtmlPage page;
+    page.title = "loadshift: the last cycle";
+    page.generator = generator;
+    page.status = plan.status;
+    std::ostringstream out;
+    report::write_report_html(*plan.view, page, out);
+    html = std::make_shared<const std::string>(std::move(out).str());
+  }
+  if (!want_html && !json) {
+    json = std::make_shared<const std::string>(
+        report::plan_view_json(*plan.view)
+            .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
+        "\n");
+  }
+  return want_html ? html : json;
 }
 
 std::string StatusServer::start() {
@@ -132,6 +195,7 @@ std::string StatusServer::start() {
     s.server->Get("/", [&s](const httplib::Request&, httplib::Response& res) {
       set_private(res);
       PublishedPlan plan = s.plan();
+      set_plan_headers(res, plan);
       if (!plan.view) {
         res.status = 503;
         res.set_content(
@@ -142,26 +206,21 @@ std::string StatusServer::start() {
             "text/html; charset=utf-8");
         return;
       }
-      report::HtmlPage page;
-      page.title = "loadshift: the last cycle";
-      page.generator = s.generator;
-      page.status = plan.status;
-      std::ostringstream html;
-      report::write_report_html(*plan.view, page, html);
-      res.set_content(html.str(), "text/html; charset=utf-8");
+      send_shared(res, s.rendered(plan, true), "text/html; charset=utf-8");
     });
     s.server->Get("/plan.json", [&s](const httplib::Request&, httplib::Response& res) {
       set_private(res);
       PublishedPlan plan = s.plan();
+      set_plan_headers(res, plan);
       if (!plan.view) {
         res.status = 503;
-        res.set_content(nlohmann::json{{"error", plan.status}}.dump() + "\n", "application/json");
+        res.set_content(nlohmann::json{{"error", plan.status}}.dump(
+                            -1, ' ', false, nlohmann::json::error_handler_t::replace) +
+                            "\n",
+                        "application/json");
         return;
       }
-      res.set_content(report::plan_view_json(*plan.view)
-                              .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
-                          "\n",
-                      "application/json");
+      send_shared(res, s.rendered(plan, false), "application/json");
     });
   }
   if (port == 0) {

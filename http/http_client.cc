@@ -169,6 +169,27 @@ curl_blob blob_of(const std::string& text) {
 
 }  // namespace
 
+std::string redact_url(const std::string& url) {
+  // Nothing to take out: as given (libcurl would add a '/' to a bare host).
+  if (url.find_first_of("@?#") == std::string::npos) return url;
+  CURLU* handle = curl_url();
+  std::string out;
+  if (handle != nullptr &&
+      curl_url_set(handle, CURLUPART_URL, url.c_str(), CURLU_NON_SUPPORT_SCHEME) == CURLUE_OK) {
+    for (CURLUPart part : {CURLUPART_USER, CURLUPART_PASSWORD, CURLUPART_OPTIONS, CURLUPART_QUERY,
+                           CURLUPART_FRAGMENT}) {
+      curl_url_set(handle, part, nullptr, 0);
+    }
+    char* shown = nullptr;
+    if (curl_url_get(handle, CURLUPART_URL, &shown, 0) == CURLUE_OK && shown != nullptr) {
+      out = shown;
+      curl_free(shown);
+    }
+  }
+  if (handle != nullptr) curl_url_cleanup(handle);
+  return out.empty() ? "(a URL that cannot be shown)" : out;
+}
+
 std::string HttpAnswer::header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (key == name) return value;
@@ -304,11 +325,13 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
   if (code == CURLE_OK) {
     // An empty body never reached on_data: the status still goes out once.
     if (!exchange.deliver_status()) {
-      throw TransportError(TransportError::Kind::kAborted, request.url + ": stopped by the caller");
+      throw TransportError(TransportError::Kind::kAborted,
+                           redact_url(request.url) + ": stopped by the caller");
     }
     return std::move(exchange.answer);
   }
-  const std::string where = parts.host.empty() ? request.url : parts.host + ":" + parts.port;
+  const std::string where =
+      parts.host.empty() ? redact_url(request.url) : parts.host + ":" + parts.port;
   std::string detail = error_buffer[0] != '\0' ? error_buffer : curl_easy_strerror(code);
   using Kind = TransportError::Kind;
   switch (code) {
@@ -349,7 +372,7 @@ HttpAnswer HttpClient::perform(const HttpRequest& request,
               describe_trust(tls, tls.server_name.empty() ? parts.host : tls.server_name) + ")");
     case CURLE_URL_MALFORMAT:
     case CURLE_UNSUPPORTED_PROTOCOL:
-      throw TransportError(Kind::kOther, request.url + ": " + detail);
+      throw TransportError(Kind::kOther, redact_url(request.url) + ": " + detail);
     default:
       break;
   }

@@ -78,6 +78,12 @@ class TransportError : public std::runtime_error {
   bool retryable_;
 };
 
+// `url` fit for a log line, an error or a report: without its user and password, query and
+// fragment (any of which may carry a credential), parsed as libcurl parses it:
+// "https://u:secret@prom:9090/p?token=x" -> "https://prom:9090/p". A URL with none of '@', '?'
+// and '#' is returned as given; one libcurl cannot parse gives "(a URL that cannot be shown)".
+std::string redact_url(const std::string& url);
+
 class HttpClient {
  public:
   HttpClient();

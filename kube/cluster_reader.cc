@@ -58,14 +58,56 @@ void append_snapshot(model::Snapshot& into, model::Snapshot&& from) {
   move_all(into.namespaces, from.namespaces);
 }
 
+std::string to_string(ListSource source, const std::string& not_older_than) {
+  switch (source) {
+    case ListSource::kWatchCache:
+      return "watch cache";
+    case ListSource::kNotOlderThan:
+      return "watch cache, not older than " + not_older_than;
+    case ListSource::kConsistent:
+      break;
+  }
+  return "consistent read";
+}
+
+namespace {
+
+// The server would not serve the list from its watch cache, but may read it consistently: a
+// version it cannot serve (410 Expired: an old one with a limit; 504 "Too large resource
+// version"), or a parameter it does not know (400, 422). Not the RBAC's answer (401, 403), nor a
+// missing collection (404), nor an overloaded server (429, 5xx but 504): those stand either way.
+bool refused_source(const ApiError& e) {
+  return e.status() == 400 || e.status() == 410 || e.status() == 422 || e.status() == 504;
+}
+
+}  // namespace
+
 ListResult list_collection(ApiClient& client, const Collection& collection,
                            const ReadOptions& options, PageObserver* observer) {
   ListResult result;
+  result.source = options.source;
+  if (result.source == ListSource::kNotOlderThan && options.not_older_than.empty()) {
+    result.source = ListSource::kWatchCache;
+  }
   std::string continue_token;
   int retries = 0;
   while (true) {
-    std::string path = collection.path + "?limit=" + std::to_string(options.page_size);
-    if (!continue_token.empty()) path += "&continue=" + http::HttpClient::escape(continue_token);
+    // The first page names the source; the pages after it only their continue token (the
+    // server refuses a resourceVersion beside one).
+    // kNotOlderThan goes without a limit: with one, a v1.28 server reads an old version from
+    // etcd (410 once compacted); without, its watch cache answers with its current state.
+    std::string path = collection.path + "?";
+    if (!continue_token.empty()) {
+      path += "limit=" + std::to_string(options.page_size) +
+              "&continue=" + http::HttpClient::escape(continue_token);
+    } else if (result.source == ListSource::kWatchCache) {
+      path += "limit=" + std::to_string(options.page_size) + "&resourceVersion=0";
+    } else if (result.source == ListSource::kNotOlderThan) {
+      path += "resourceVersion=" + http::HttpClient::escape(options.not_older_than) +
+              "&resourceVersionMatch=NotOlderThan";
+    } else {
+      path += "limit=" + std::to_string(options.page_size);
+    }
     model::Snapshot page;
     model::JsonSnapshotDecoder decoder(&page);
     if (observer != nullptr) observer->begin_page(collection);
@@ -95,6 +137,13 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
       }
     } catch (const ApiError& e) {
       if (observer != nullptr) observer->end_page(false);
+      if (continue_token.empty() && result.source != ListSource::kConsistent && refused_source(e)) {
+        // Not from the cache: the same list as a consistent read.
+        result.refused = to_string(result.source, options.not_older_than) + ": " + e.what();
+        result.source = ListSource::kConsistent;
+        if (observer != nullptr) observer->restart(collection);
+        continue;
+      }
       if (e.status() == 410 && !continue_token.empty() &&
           result.restarts < static_cast<size_t>(options.max_restarts)) {
         // The continue token's snapshot is gone: the list starts over, consistently.
@@ -143,6 +192,7 @@ ClusterRead read_cluster(ApiClient& client, const ReadOptions& options, PageObse
     }
     read.pages += list.pages;
     read.restarts += list.restarts;
+    if (!list.refused.empty()) ++read.consistent_fallbacks;
     append_snapshot(read.snapshot, std::move(list.snapshot));
     for (model::DecodeError& error : list.errors) read.errors.push_back(std::move(error));
   }

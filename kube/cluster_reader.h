@@ -52,9 +52,32 @@ struct ClusterRead {
   std::vector<std::string> not_permitted;      // optional ones refused: "Namespaces (403 ...)"
   size_t pages = 0;
   size_t restarts = 0;  // lists started over after 410 Expired
+  size_t consistent_fallbacks = 0;  // collections whose watch-cache list was refused
 };
 
+// Where the API server reads a list from (docs/cluster-access.md#what-a-list-costs-the-api-server).
+enum class ListSource {
+  // resourceVersion=0: the API server's watch cache, as it is (its newest state; a replica that
+  // lags serves an older one). No read of etcd, no pages on servers before v1.33 (the limit is
+  // ignored). What informers list with, and what loadshift's first lists ask for.
+  kWatchCache,
+  // resourceVersion=ReadOptions::not_older_than, resourceVersionMatch=NotOlderThan, no limit:
+  // the watch cache once it holds that version or newer (it is current: even a version whose
+  // watch expired, 410, is served). A relist that must not go back in time.
+  kNotOlderThan,
+  // No resourceVersion: a consistent read from etcd, page by page (limit/continue).
+  kConsistent,
+};
+
+// "watch cache", "watch cache, not older than 123", "consistent read".
+std::string to_string(ListSource source, const std::string& not_older_than = "");
+
 struct ReadOptions {
+  // A source the server refuses (an error that is neither the RBAC's nor a missing collection:
+  // a version it cannot serve, 400, 410, 504 "Too large resource version") is asked again as a
+  // consistent read.
+  ListSource source = ListSource::kWatchCache;
+  std::string not_older_than;  // for kNotOlderThan
   size_t page_size = 500;
   int max_restarts = 3;  // per collection
   // A page that delivers nothing for this long fails (and is asked again, then the read fails).
@@ -69,16 +92,22 @@ struct ListResult {
   std::vector<model::DecodeError> errors;
   std::string resource_version;  // the list's (its first page's) resourceVersion
   size_t pages = 0, restarts = 0;
+  // What answered: options.source, or kConsistent when the server refused that source.
+  ListSource source = ListSource::kConsistent;
+  std::string refused;  // why the asked source was refused, when it was
 };
 
-// Lists `collection` page by page (limit/continue), restarting from a fresh first page when the
-// continue token expired (410) and asking a broken-off page again. Throws ApiError otherwise.
+// Lists `collection` from options.source (falling back to a consistent read when the server
+// refuses it), page by page while the server answers with continue tokens, restarting from a
+// fresh first page when a continue token expired (410) and asking a broken-off page again.
+// Throws ApiError otherwise.
 ListResult list_collection(ApiClient& client, const Collection& collection,
                            const ReadOptions& options = {}, PageObserver* observer = nullptr);
 
 // Lists every collection of plan_collections() (CRDs only when discovery serves their group
-// version) with limit/continue, restarting a list from a fresh first page when its continue
-// token expired (410), and asking a page again when its stream broke off. Throws ApiError when a
+// version) as list_collection() does (by default from the watch cache, else consistently with
+// limit/continue), restarting a list from a fresh first page when its continue token expired
+// (410), and asking a page again when its stream broke off. Throws ApiError when a
 // collection cannot be read (RBAC, the server down after the retries): a partial cluster is never
 // planned on.
 ClusterRead read_cluster(ApiClient& client, const ReadOptions& options = {},

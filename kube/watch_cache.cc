@@ -90,6 +90,7 @@ struct CollectionState {
 };
 
 // kNotPermitted (list or watch): an optional collection was refused (403); it is left empty.
+// kRelist: list again (the watch's resourceVersion is gone, 410; an event could not be applied).
 enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed, kNotPermitted };
 enum class ListEnd { kListed, kFailed, kNotPermitted };
 
@@ -105,7 +106,7 @@ struct WatchCache::Impl {
   std::vector<CollectionState> states;
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
-  std::atomic<size_t> events{0}, relists{0}, watches{0};
+  std::atomic<size_t> events{0}, relists{0}, watches{0}, cache_lists{0}, consistent_lists{0};
 
   // Sleeps `duration`, or less when the cache stops.
   void pause(milliseconds duration) {
@@ -142,11 +143,16 @@ struct WatchCache::Impl {
     changed.notify_all();
   }
 
-  ListEnd list(size_t i) {
+  ListEnd list(size_t i, ListSource source) {
     const Collection& collection = *states[i].collection;
     ListResult result;
     ReadOptions list_options = options.list;
     list_options.cancel = &stop;
+    list_options.source = source;
+    if (source == ListSource::kNotOlderThan) {
+      std::lock_guard<std::mutex> lock(mutex);
+      list_options.not_older_than = states[i].resource_version;  // empty: kWatchCache
+    }
     try {
       result = list_collection(client, collection, list_options);
     } catch (const ApiError& e) {
@@ -157,6 +163,7 @@ struct WatchCache::Impl {
       record_error(i, e.what());
       return ListEnd::kFailed;
     }
+    ++(result.source == ListSource::kConsistent ? consistent_lists : cache_lists);
     std::map<std::string, Snapshot> objects;
     for_each_object(std::move(result.snapshot), [&](std::string key, Snapshot one) {
       objects[std::move(key)] = std::move(one);
@@ -303,6 +310,11 @@ struct WatchCache::Impl {
     const Collection& collection = *states[i].collection;
     milliseconds backoff = options.first_backoff;
     bool need_list = true, need_discovery = collection.custom, first = true;
+    // The first list from the watch cache, as informers do; a relist (after 410 too) from the
+    // watch cache as well, but not older than what this cache held: it never goes back in time
+    // (a replica of the API server that lags waits, or refuses, and the list is read
+    // consistently).
+    ListSource source = ListSource::kWatchCache;
     auto fail = [&] {
       pause(backoff);
       backoff = std::min(backoff * 2, options.max_backoff);
@@ -337,7 +349,7 @@ struct WatchCache::Impl {
         need_list = true;
       }
       if (need_list) {
-        ListEnd listed = list(i);
+        ListEnd listed = list(i, source);
         if (listed == ListEnd::kNotPermitted) {
           pause(options.crd_recheck);  // asked again: the RBAC may be fixed meanwhile
           continue;
@@ -349,6 +361,7 @@ struct WatchCache::Impl {
         if (!first) ++relists;
         first = false;
         need_list = false;
+        source = ListSource::kNotOlderThan;
         backoff = options.first_backoff;
       }
       switch (watch(i)) {
@@ -445,6 +458,8 @@ WatchCacheStats WatchCache::stats() const {
   WatchCacheStats stats;
   stats.events = impl_->events.load();
   stats.relists = impl_->relists.load();
+  stats.cache_lists = impl_->cache_lists.load();
+  stats.consistent_lists = impl_->consistent_lists.load();
   stats.watches = impl_->watches.load();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const auto now = std::chrono::steady_clock::now();

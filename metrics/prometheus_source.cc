@@ -24,18 +24,6 @@ namespace loadshift::metrics {
 
 namespace {
 
-// `url` for logs, errors and reports: without a user and password ("http://u:p@host" ->
-// "http://host") and without a query string, either of which may carry a credential.
-std::string shown_url(std::string url) {
-  if (size_t q = url.find('?'); q != std::string::npos) url.erase(q);
-  const size_t scheme = url.find("://");
-  const size_t host = scheme == std::string::npos ? 0 : scheme + 3;
-  const size_t end = url.find('/', host);
-  const size_t at = url.rfind('@', end == std::string::npos ? url.size() : end);
-  if (at != std::string::npos && at >= host) url.erase(host, at + 1 - host);
-  return url;
-}
-
 // One query over the shared HTTP layer; transport failures become QueryFailures with the reasons
 // the self metrics count: timeout (retryable), connect (retryable unless a certificate failed
 // verification or the URL is bad),
@@ -138,7 +126,7 @@ PrometheusSource::PrometheusSource(PrometheusSettings settings, SelfMetrics* sel
     : impl_(std::make_unique<Impl>()) {
   Impl& impl = *impl_;
   if (settings.address.rfind("http://", 0) != 0 && settings.address.rfind("https://", 0) != 0) {
-    throw std::invalid_argument("prometheus address \"" + settings.address +
+    throw std::invalid_argument("prometheus address \"" + http::redact_url(settings.address) +
                                 "\": expected an http:// or https:// URL");
   }
   if (settings.window_ms <= 0 || settings.step_ms <= 0 || settings.timeout_ms <= 0) {
@@ -243,17 +231,18 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
   for (const auto& [name, value] : settings.headers) headers.push_back(name + ": " + value);
   if (!settings.bearer_token_file.empty()) {
     headers.push_back("Authorization: Bearer " +
-                      read_token(settings.bearer_token_file, shown_url(impl.url)));
+                      read_token(settings.bearer_token_file, http::redact_url(impl.url)));
   } else if (!settings.bearer_token.empty()) {
     headers.push_back("Authorization: Bearer " + settings.bearer_token);
   }
   if (request.sustained_for_ms && *request.sustained_for_ms <= 0) {
-    throw UsageError("prometheus " + shown_url(impl.url) + ": sustainedFor must be positive, got " +
+    throw UsageError("prometheus " + http::redact_url(impl.url) +
+                     ": sustainedFor must be positive, got " +
                      std::to_string(*request.sustained_for_ms) + " ms");
   }
 
   if (!request.node_usage && request.metric_resource_query.empty()) {
-    throw UsageError("prometheus " + shown_url(impl.url) +
+    throw UsageError("prometheus " + http::redact_url(impl.url) +
                      ": nothing to fetch: neither node usage nor a MetricResource query was asked");
   }
 
@@ -289,7 +278,7 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
       }
     } catch (const std::system_error& e) {
       for (auto& thread : threads) thread.join();
-      throw UsageError("prometheus " + shown_url(impl.url) +
+      throw UsageError("prometheus " + http::redact_url(impl.url) +
                        ": cannot start a query thread: " + e.what());
     }
     for (auto& thread : threads) thread.join();
@@ -334,7 +323,7 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
       for (const auto& node : nodes) none.unknown[node.name] = "usage fetch failed";
       impl.self_metrics->record_usage(none);
     }
-    std::string message = "prometheus " + shown_url(impl.url) + ": ";
+    std::string message = "prometheus " + http::redact_url(impl.url) + ": ";
     for (size_t i = 0; i < failures.size(); ++i) message += (i ? "; " : "") + failures[i];
     throw UsageError(message);
   }
@@ -346,7 +335,7 @@ UsageMap PrometheusSource::fetch(std::span<const NodeIdentity> nodes, const Usag
           : assemble_metric_only(nodes, *fetched.metric_resource, matcher, evaluation_time);
   for (const auto& [query, reason] : assembled.errors) impl.count_error(query, reason);
   assembled.usage.origin =
-      "prometheus " + shown_url(settings.address) + " at " + rfc3339(evaluation);
+      "prometheus " + http::redact_url(settings.address) + " at " + rfc3339(evaluation);
   if (impl.self_metrics) impl.self_metrics->record_usage(assembled.usage);
   return std::move(assembled.usage);
 }

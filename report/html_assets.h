@@ -1,5 +1,5 @@
 // The HTML page's template, stylesheet and script (report/html/), compiled in by CMake from the
-// files (report_html_assets.cc in the build tree). Internal to report/.
+// files (generated/report/html_assets.cc in the build tree). Internal to report/.
 #pragma once
 
 #include <string_view>

@@ -3,7 +3,8 @@
 #include <cmath>
 #include <map>
 #include <optional>
-#include <tuple>
+
+#include <openssl/evp.h>
 
 #include "report/html_assets.h"
 #include "report/report_writers.h"
@@ -16,25 +17,40 @@ nlohmann::ordered_json percent_or_null(const std::optional<double>& v) {
   return std::round(*v * 100.0) / 100.0;
 }
 
-// The four watermarks of each node, as a table of the distinct sets and an index per node (a
-// policy has a handful of sets; 5,000 nodes repeat them).
+// The watermarks of each node (cpu, memory and MetricResource, low and high), as a table of the
+// distinct sets and an index per node (a policy has a handful of sets; 5,000 nodes repeat them).
+// Sets are told apart by what the page shows: the rounded figures, a missing or non-finite one as
+// null.
 void add_watermarks(const ReportContent& content, nlohmann::ordered_json* data) {
-  using Key = std::tuple<std::optional<double>, std::optional<double>, std::optional<double>,
-                         std::optional<double>>;
-  std::map<Key, size_t> index;
+  std::map<std::string, size_t> index;
   nlohmann::ordered_json sets = nlohmann::ordered_json::array();
   nlohmann::ordered_json per_node = nlohmann::ordered_json::array();
   for (const NodeRow& row : content.nodes) {
-    Key key{row.cpu.low, row.cpu.high, row.memory.low, row.memory.high};
-    auto [it, added] = index.emplace(key, sets.size());
-    if (added) {
-      sets.push_back({percent_or_null(row.cpu.low), percent_or_null(row.cpu.high),
-                      percent_or_null(row.memory.low), percent_or_null(row.memory.high)});
-    }
+    nlohmann::ordered_json set = {
+        percent_or_null(row.cpu.low),    percent_or_null(row.cpu.high),
+        percent_or_null(row.memory.low), percent_or_null(row.memory.high),
+        percent_or_null(row.metric.low), percent_or_null(row.metric.high)};
+    auto [it, added] = index.emplace(set.dump(), sets.size());
+    if (added) sets.push_back(std::move(set));
     per_node.push_back(it->second);
   }
   (*data)["watermarkSets"] = std::move(sets);
   (*data)["nodeWatermarks"] = std::move(per_node);
+}
+
+// The script's hash as a Content Security Policy source ("sha256-" and the base64 digest): the
+// page runs that script and no other, whatever text ended up in it.
+std::string script_hash_source(std::string_view script) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(script.data(), script.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
+    return "'none'";  // no script runs: the page says so (its noscript text)
+  }
+  std::string base64(4 * ((length + 2) / 3) + 1, '\0');
+  const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(base64.data()), digest,
+                                      static_cast<int>(length));
+  base64.resize(static_cast<size_t>(written));
+  return "sha256-" + base64;
 }
 
 // Replaces `marker` (once) in `text` by `with`.
@@ -84,7 +100,9 @@ void write_report_html(const PlanView& view, const HtmlPage& page, std::ostream&
       data += c;
     }
   }
+  static const std::string script_source = script_hash_source(kReportJs);
   std::string html(kReportHtmlTemplate);
+  put(&html, "/*@SCRIPT_HASH@*/", script_source);
   put(&html, "/*@CSS@*/", kReportCss);
   put(&html, "/*@JS@*/", kReportJs);
   // Last: the data could hold the other markers' text.

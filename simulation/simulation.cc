@@ -198,6 +198,10 @@ class Simulation {
     {
       placement::ClusterIndex index(cluster_, strategies::placement_options(policy_));
       metrics::UsageMap usage = usage_now();
+      if (!planned_once_) {
+        result_.start_usage = usage;
+        planned_once_ = true;
+      }
       strategies::PlanOptions plan_options = strategies::plan_options(options_.settings, now);
       plan_options.last_moved = &last_moved_;
       strategies::Plan plan = strategies::make_plan(index, usage, policy_, plan_options);
@@ -304,6 +308,7 @@ class Simulation {
   std::map<std::string, std::set<std::string>> left_;  // pod key -> nodes it left
   std::map<std::string, int> moves_of_;
   size_t moved_twice_ = 0, moved_back_ = 0;
+  bool planned_once_ = false;
   SimulationResult result_;
 };
 

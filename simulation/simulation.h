@@ -75,6 +75,9 @@ struct SimulationResult {
   std::optional<int> converged_after;
   // The first LoadAware's watermarks (percent), for the chart's shading; empty when none.
   std::optional<double> cpu_low, cpu_high, memory_low, memory_high;
+  // The node usage cycle 1 planned with (recomputed from per-pod usage, as every cycle's), so
+  // that its plan can be made again on the starting cluster; empty without cycles.
+  metrics::UsageMap start_usage;
 };
 
 // Runs the simulation on a copy of `snapshot`. `usage` must be a usage file's (nodes and pods).

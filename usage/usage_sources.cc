@@ -1,5 +1,7 @@
 #include "usage/usage_sources.h"
 
+#include "http/http_client.h"
+
 #include <variant>
 
 #include "metrics/file_source.h"
@@ -181,8 +183,9 @@ std::vector<std::string> usage_source_warnings(const UsageFlags& flags,
                                                      : providers;
     std::string why = !flags.prometheus_url.empty() ? "--prometheus" : "LoadAware's metrics block";
     if (used != providers) {
-      out.push_back("LowNodeUtilization's MetricResource query went to " + used + " (" + why +
-                    "), not to the metricsProviders prometheus url " + providers);
+      out.push_back("LowNodeUtilization's MetricResource query went to " + http::redact_url(used) +
+                    " (" + why + "), not to the metricsProviders prometheus url " +
+                    http::redact_url(providers));
     }
   }
   const auto& prometheus = policy.metrics_providers.prometheus;

@@ -62,12 +62,23 @@
     }
     return RAMP[RAMP.length - 1][1];
   }
+  // WCAG's relative luminance of an sRGB colour.
+  function luminance([r, g, b]) {
+    const f = (c) => {
+      c /= 255;
+      return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+    };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  }
+  // The cell's colour for a usage, and black or white text, whichever contrasts more.
   function usageStyle(v) {
     if (v === null || v === undefined) return { bg: "var(--unknown)", fg: "#000" };
-    const [r, g, b] = rampRGB(v);
-    const lum = (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
-    return { bg: `rgb(${r},${g},${b})`, fg: lum > 0.5 ? "#000" : "#fff" };
+    const rgb = rampRGB(v);
+    const l = luminance(rgb);
+    return { bg: `rgb(${rgb.join(",")})`, fg: (l + 0.05) / 0.05 >= 1.05 / (l + 0.05) ? "#000" : "#fff" };
   }
+  // For the browser test: the colours the map uses.
+  Object.defineProperty(window, "loadshiftReport", { value: Object.freeze({ usageStyle }) });
 
   // ---------- the theme ----------
   const root = document.documentElement;
@@ -76,11 +87,19 @@
     $("theme-toggle").textContent = t === "dark" ? "Light theme" : "Dark theme";
     $("theme-toggle").setAttribute("aria-pressed", t === "dark" ? "true" : "false");
   }
-  const prefersDark = window.matchMedia && window.matchMedia("(prefers-color-scheme: dark)").matches;
-  setTheme(prefersDark ? "dark" : "light");
-  $("theme-toggle").addEventListener("click", () =>
-    setTheme(root.dataset.theme === "dark" ? "light" : "dark")
-  );
+  // The reader's setting, followed when it changes, until the button chooses.
+  const scheme = window.matchMedia ? window.matchMedia("(prefers-color-scheme: dark)") : null;
+  let chosen = false;
+  setTheme(scheme && scheme.matches ? "dark" : "light");
+  if (scheme && scheme.addEventListener) {
+    scheme.addEventListener("change", (e) => {
+      if (!chosen) setTheme(e.matches ? "dark" : "light");
+    });
+  }
+  $("theme-toggle").addEventListener("click", () => {
+    chosen = true;
+    setTheme(root.dataset.theme === "dark" ? "light" : "dark");
+  });
 
   // ---------- the nodes and their topology ----------
   const nodes = R.nodes;
@@ -92,6 +111,7 @@
   function marks(i, resource) {
     const w = watermarks[nodeWatermarks[i]];
     if (!w) return [null, null];
+    if (resource === "metric") return [w[4], w[5]];
     return resource === "memory" ? [w[2], w[3]] : [w[0], w[1]];
   }
   const outOf = nodes.map(() => []);
@@ -156,6 +176,7 @@
   function value(i) {
     const n = nodes[i];
     if (state.cycle !== null && D.simulation) {
+      // (A simulation has cpu and memory per cycle; MetricResource shows as cpu there.)
       const c = D.simulation.perCycle[state.cycle];
       const v = (state.resource === "memory" ? c.memoryByNode : c.cpuByNode)[simIndex[i]];
       return v === undefined ? null : v;
@@ -164,10 +185,8 @@
     if (state.resource === "memory") return state.when === "before" ? n.memory : n.memoryAfter;
     return state.when === "before" ? n.cpu : n.cpuAfter;
   }
-  const simIndex = nodes.map((n) => {
-    if (!D.simulation) return -1;
-    return D.simulation.nodes.indexOf(n.name);
-  });
+  const simPosition = new Map(D.simulation ? D.simulation.nodes.map((name, k) => [name, k]) : []);
+  const simIndex = nodes.map((n) => (simPosition.has(n.name) ? simPosition.get(n.name) : -1));
   const explainFeasible = new Map();
   if (D.explain) for (const v of D.explain.nodes) explainFeasible.set(v.node, v.feasible);
 
@@ -177,7 +196,11 @@
     const [mlo, mhi] = marks(i, "memory");
     let s = `${n.name}: ${n.class}`;
     if (n.pool) s += `, pool ${n.pool}`;
-    if (n.figures === "MetricResource") s += `, metric ${pct(n.metricResource)}`;
+    if (n.figures === "MetricResource") {
+      const [xlo, xhi] = marks(i, "metric");
+      s += `, metric ${pct(n.metricResource)}`;
+      if (xlo !== null || xhi !== null) s += ` (watermarks ${pct(xlo)} / ${pct(xhi)})`;
+    }
     else {
       s += `, cpu ${pct(n.cpu)} → ${pct(n.cpuAfter)}`;
       if (lo !== null || hi !== null) s += ` (watermarks ${pct(lo)} / ${pct(hi)})`;
@@ -225,8 +248,12 @@
     if (!tiles) {
       const n = nodes[i];
       const fig = b.querySelector(".fig");
-      if (state.cycle !== null) fig.textContent = `${state.resource} ${pct(v)} (cycle ${state.cycle})`;
-      else if (state.resource === "metric") fig.textContent = `metric ${pct(n.metricResource)}`;
+      if (state.cycle !== null) fig.textContent = `${state.resource === "memory" ? "memory" : "cpu"} ${pct(v)} (cycle ${state.cycle})`;
+      else if (state.resource === "metric") {
+        const [lo, hi] = marks(i, "metric");
+        fig.textContent = `metric ${pct(n.metricResource)}`;
+        if (lo !== null || hi !== null) fig.textContent += `\nwatermarks ${mark(lo)} / ${mark(hi)}`;
+      }
       else {
         const before = state.resource === "memory" ? n.memory : n.cpu;
         const after = state.resource === "memory" ? n.memoryAfter : n.cpuAfter;
@@ -436,7 +463,14 @@
       ])
     );
     if (n.figures === "MetricResource") {
-      box.append(el("p", { text: `metric ${pct(n.metricResource)}` }));
+      const [lo, hi] = marks(i, "metric");
+      box.append(
+        el("p", {}, [
+          `MetricResource: ${pct(n.metricResource)} `,
+          bar(n.metricResource, null, lo, hi),
+          ` thresholds ${pct(lo)}, targetThresholds ${pct(hi)}`,
+        ])
+      );
     } else {
       for (const r of ["cpu", "memory"]) {
         const before = r === "cpu" ? n.cpu : n.memory;
@@ -630,12 +664,15 @@
     }
     details.append(box);
   }
+  const shownRows = new Map(); // phrase -> the rows of the group that match the filters
   function renderSkips() {
     const list = $("skip-groups");
     list.textContent = "";
     let total = 0;
+    shownRows.clear();
     for (const phrase of groupOrder) {
       const rows = groups.get(phrase).filter((k) => matches(R.skipped[k]));
+      shownRows.set(phrase, rows);
       total += rows.length;
       if (rows.length === 0) continue;
       const all = groups.get(phrase).length;
@@ -657,9 +694,23 @@
     $("skipped-count").textContent = total === R.skipped.length ? `${total}` : `${total} of ${R.skipped.length}`;
     $("skipped-empty").hidden = R.skipped.length !== 0;
   }
-  // Printing opens every group (a page of rows each).
+  // Printing opens every group and draws its rows at once (the toggle event would come after
+  // the print layout), a page of rows each, and says which filters shaped what is printed.
   window.addEventListener("beforeprint", () => {
-    for (const d of document.querySelectorAll("details.skip")) d.open = true;
+    for (const d of document.querySelectorAll("details.skip")) {
+      const phrase = d.dataset.phrase;
+      groupOpen.add(phrase);
+      if (!d.querySelector(".rows")) renderGroupRows(d, phrase, shownRows.get(phrase) || []);
+      d.open = true;
+    }
+    const active = [];
+    if (filter.text) active.push(`search "${filter.text}"`);
+    if (filter.namespace) active.push(`namespace ${filter.namespace}`);
+    if (filter.node) active.push(`node ${filter.node}`);
+    if (filter.strategy) active.push(`strategy ${filter.strategy}`);
+    $("print-filters").textContent = active.length
+      ? `Printed with the filters ${active.join(", ")}: only the matching pods are listed.`
+      : "";
   });
 
   // ---------- notes ----------
@@ -803,14 +854,18 @@
     $("explain").hidden = false;
     const facts = [
       ["pod", x.pod],
-      ["node", x.node || "none"],
+      ["node", x.node === null || x.node === "" ? "none (not bound to a node)" : x.node],
       ["owner", x.owner],
       ["scheduler", x.scheduler],
     ];
     if (x.nodeClass) facts.push(["its node is", x.nodeClass + (x.nodeWhy ? ` (${x.nodeWhy})` : "")]);
     const l = x.landing;
     let where;
-    if (!l.recreated) where = "nowhere: " + x.owner;
+    if (!l.recreated) {
+      where = x.owner.startsWith("no controller owner")
+        ? "nowhere: " + x.owner
+        : `nowhere: its owner (${x.owner}) does not recreate it (a finished pod, or a Job's)`;
+    }
     else if (l.inPlace) where = `back on ${x.node}: recreated on the same node`;
     else if (l.nodes.length === 0) where = "nowhere: no node admits a new copy";
     else where = `${l.nodes.join(", ")} (score ${l.score}; 1 in ${l.nodes.length} each)`;
@@ -879,7 +934,7 @@
   applyFilters();
   if (D.simulation) renderSimulation();
   if (D.explain) renderExplain();
-  if (D.explain && nodeIndex.has(D.explain.node)) select(nodeIndex.get(D.explain.node));
+  if (D.explain && D.explain.node !== null && nodeIndex.has(D.explain.node)) select(nodeIndex.get(D.explain.node));
   requestAnimationFrame(() => {
     drawArrows();
     root.dataset.renderMs = (performance.now() - started).toFixed(0);

@@ -70,14 +70,48 @@ TEST_CASE("status page: no plan is a 503 that says why; a plan is the page and i
   CHECK_THAT(page->body, Contains("<!DOCTYPE html>"));
   CHECK_THAT(page->body, Contains("\"status\":\"the cycle of 2026-11-22T04:00:00Z: 1 of 1"));
   CHECK_THAT(page->body, Contains("\"generator\":\"loadshift test\""));
+  // Asked again: the same bytes (rendered once for this plan and status).
+  auto again = http.Get("/");
+  REQUIRE(again);
+  CHECK(again->body == page->body);
   json = http.Get("/plan.json");
   REQUIRE(json);
   CHECK(json->status == 200);
+  // When the plan was made and what the cycles since said, for a script.
+  CHECK(json->get_header_value("X-Loadshift-Plan-At") == "2026-11-22T04:00:00Z");
+  CHECK(json->get_header_value("X-Loadshift-Status") ==
+        "the cycle of 2026-11-22T04:00:00Z: 1 of 1 carried out");
   nlohmann::json doc = nlohmann::json::parse(json->body);
   CHECK(doc["nodes"][0]["name"] == "te3");
   CHECK(doc["nodes"][0]["class"] == "overutilized");
   CHECK(doc["evictions"][0]["target"] == "te8");
   CHECK(doc["summary"]["evictions"] == 1);
+  // A later cycle that could not plan keeps the plan and says so: the page is rendered anew,
+  // the header tells.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    published.status =
+        "the cycle of 2026-11-22T04:10:00Z did not plan: usage fetch: timed out\n"
+        "(shown: the plan of 2026-11-22T04:00:00Z)";
+  }
+  auto stale = http.Get("/plan.json");
+  REQUIRE(stale);
+  CHECK(stale->status == 200);
+  CHECK(stale->get_header_value("X-Loadshift-Plan-At") == "2026-11-22T04:00:00Z");
+  CHECK_THAT(stale->get_header_value("X-Loadshift-Status"),
+             Contains("did not plan: usage fetch: timed out (shown: the plan of"));
+  auto stale_page = http.Get("/");
+  REQUIRE(stale_page);
+  CHECK_THAT(stale_page->body, Contains("did not plan: usage fetch: timed out"));
+  // Bytes that are not UTF-8 in a reason: still the 503 with the reason, not a 500.
+  {
+    std::lock_guard<std::mutex> lock(mutex);
+    published = {nullptr, "standby: \xff\xfe"};
+  }
+  auto bad = http.Get("/plan.json");
+  REQUIRE(bad);
+  CHECK(bad->status == 503);
+  CHECK(nlohmann::json::parse(bad->body)["error"].get<std::string>().rfind("standby: ", 0) == 0);
   auto del = http.Delete("/plan.json");
   REQUIRE(del);
   CHECK(del->status != 200);

@@ -206,6 +206,7 @@ while True:
     query, peer = s.recvfrom(512)
     if len(query) < 12:
         continue
+    print("question", len(query), flush=True)
     # The question back, flagged: a response (QR), recursion available, rcode 3 (NXDOMAIN).
     flags = bytes([0x80 | (query[2] & 0x01), 0x83])
     s.sendto(query[:2] + flags + query[4:6] + b"\0\0\0\0\0\0" + query[12:], peer)
@@ -232,6 +233,9 @@ printf 'hosts: dns [NOTFOUND=return] files\n' >"$root/etc/nsswitch.conf"
 if out=$(report_over_http); then
   fail "the report resolved prometheus.test with DNS first: the stub DNS was not asked: $out"
 fi
+[[ $out == *"cannot resolve the server name prometheus.test"* ]] ||
+  fail "with DNS first, the report failed for another reason than the name: $out"
+grep -q question "$work/dns.log" || fail "the stub DNS was never asked"
 cp "$work/nsswitch.conf" "$root/etc/nsswitch.conf"
 rm -f "$root"/tmp/* "$root/etc/hosts" "$root/etc/resolv.conf"
 

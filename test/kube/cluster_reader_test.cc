@@ -56,12 +56,100 @@ class AfterFirstPage : public PageObserver {
 
 }  // namespace
 
+TEST_CASE("cluster read: from the watch cache by default, one answer per collection",
+          "[kube][read][source]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
+  ReadOptions options;
+  options.page_size = 3;  // ignored by a v1.28 watch cache, as by the fake server
+  ClusterRead read = read_cluster(client, options);
+  CHECK(read.errors.empty());
+  CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));
+  CHECK(read.consistent_fallbacks == 0);
+  size_t lists = 0;
+  for (const auto& request : server.requests()) {
+    if (request.path.rfind("/api", 0) != 0 || request.query.empty()) continue;  // discovery
+    ++lists;
+    INFO(request.path << "?" << request.query);
+    CHECK_THAT(request.query, Catch::Contains("resourceVersion=0"));
+    CHECK(request.query.find("continue=") == std::string::npos);
+  }
+  CHECK(lists == plan_collections().size());
+  CHECK(server.cache_lists() == lists);
+}
+
+TEST_CASE("cluster read: where the watch cache is refused, a consistent read",
+          "[kube][read][source]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
+  for (int status : {400, 410, 504}) {
+    INFO("refused with " << status);
+    // (A 5xx is retried by the client first: its five attempts all refused.)
+    server.fail_next("/api/v1/pods", status, status >= 500 ? fast_client().max_attempts : 1);
+    ReadOptions options;
+    options.page_size = 8;
+    const size_t before = server.requests().size();
+    ClusterRead read = read_cluster(client, options);
+    CHECK(read.errors.empty());
+    CHECK(pod_names(read.snapshot) == pod_names(seed_from_file()));
+    CHECK(read.consistent_fallbacks == 1);
+    std::vector<std::string> pods;
+    const std::vector<loadshift::testing::RecordedRequest> requests = server.requests();
+    for (size_t k = before; k < requests.size(); ++k) {
+      if (requests[k].path == "/api/v1/pods") pods.push_back(requests[k].query);
+    }
+    // Refused at resourceVersion=0, then 20 pods in pages of 8, consistently.
+    const size_t refusals = status >= 500 ? fast_client().max_attempts : 1;
+    REQUIRE(pods.size() == refusals + 3);
+    CHECK_THAT(pods[0], Catch::Contains("resourceVersion=0"));
+    for (size_t k = refusals; k < pods.size(); ++k) {
+      CHECK(pods[k].find("resourceVersion") == std::string::npos);
+      CHECK_THAT(pods[k], Catch::Contains("limit=8"));
+    }
+  }
+  // Not a refusal of the source: the RBAC's answer stands either way.
+  server.fail_next("/api/v1/nodes", 403);
+  CHECK_THROWS_AS(read_cluster(client), ApiError);
+}
+
+TEST_CASE(
+    "cluster read: not older than a version, from the cache; newer than the server's, "
+    "consistently",
+    "[kube][read][source]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
+  const Collection* pods = nullptr;
+  for (const Collection& c : plan_collections()) {
+    if (c.path == "/api/v1/pods") pods = &c;
+  }
+  REQUIRE(pods != nullptr);
+  ReadOptions options;
+  options.source = ListSource::kNotOlderThan;
+  options.not_older_than = std::to_string(server.resource_version() - 1);
+  ListResult fresh = list_collection(client, *pods, options);
+  CHECK(fresh.source == ListSource::kNotOlderThan);
+  CHECK(fresh.refused.empty());
+  CHECK(fresh.snapshot.pods.size() == 20);
+  CHECK(fresh.pages == 1);
+  // A version the server has not reached (another replica's): 504 "Too large resource
+  // version", then the consistent read.
+  options.not_older_than = std::to_string(server.resource_version() + 100);
+  ListResult ahead = list_collection(client, *pods, options);
+  CHECK(ahead.source == ListSource::kConsistent);
+  CHECK_THAT(ahead.refused, Catch::Contains("Too large resource version"));
+  CHECK(ahead.snapshot.pods.size() == 20);
+}
+
 TEST_CASE("cluster read: page by page, the same snapshot as the file", "[kube][read]") {
   FakeApiServer server;
   size_t served = loadshift::testing::serve_seed_cluster(server);
   REQUIRE(served == 41);
   ApiClient client(loadshift::testing::access_to(server), fast_client());
   ReadOptions options;
+  options.source = ListSource::kConsistent;
   options.page_size = 3;
   ClusterRead read = read_cluster(client, options);
   CHECK(read.errors.empty());
@@ -125,6 +213,7 @@ TEST_CASE("cluster read: an expired continue token starts the list over", "[kube
   ApiClient client(loadshift::testing::access_to(server), fast_client());
   AfterFirstPage expire("/api/v1/pods", [&] { server.expire_continue_tokens(); });
   ReadOptions options;
+  options.source = ListSource::kConsistent;
   options.page_size = 5;
   ClusterRead read = read_cluster(client, options, &expire);
   CHECK(read.restarts == 1);

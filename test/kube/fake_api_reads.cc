@@ -74,6 +74,7 @@ void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Respo
   q.continue_token = req.get_param_value("continue");
   q.resource_version = parse_rv(req.get_param_value("resourceVersion"));
   q.exact = req.get_param_value("resourceVersionMatch") == "Exact";
+  q.not_older_than = req.get_param_value("resourceVersionMatch") == "NotOlderThan";
   ListAnswer answer = store.list(r, q);
   if (answer.status != 200) {
     json_answer(res, answer.status, answer.error_body);

@@ -459,4 +459,8 @@ uint64_t FakeApiServer::resource_version() const {
   return impl_->store.resource_version();
 }
 
+size_t FakeApiServer::cache_lists() const {
+  return impl_->store.cache_lists();
+}
+
 }  // namespace loadshift::testing

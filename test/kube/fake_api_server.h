@@ -204,6 +204,9 @@ class FakeApiServer {
   std::vector<nlohmann::json> objects(const std::string& collection) const;
   size_t watchers(const std::string& collection) const;  // open watch streams (all namespaces)
   uint64_t resource_version() const;
+  // Lists served as the API server's watch cache serves them (resourceVersion=0: the whole
+  // collection, any limit ignored; a version not older than one it has, without a limit).
+  size_t cache_lists() const;
 
  private:
   struct Impl;

@@ -310,6 +310,26 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
   const std::string prefix = q.ns.empty() ? "" : q.ns + "/";
   std::string start = prefix;
   uint64_t snapshot = rv_;
+  size_t limit = q.limit;
+  if (q.continue_token.empty() && q.resource_version && *q.resource_version == 0) {
+    // resourceVersion=0, as a v1.28 API server serves it: from its watch cache, the whole
+    // collection in one answer (the limit ignored, no continue token), no read of etcd.
+    limit = 0;
+    ++cache_lists_;
+  } else if (q.continue_token.empty() && q.resource_version && *q.resource_version > rv_ &&
+             !q.exact) {
+    // Newer than anything the server has seen: the watch cache waits, then gives up.
+    answer.status = 504;
+    answer.error_body = status_body(
+        504, "Timeout",
+        "Too large resource version: " + std::to_string(*q.resource_version) +
+            ", current: " + std::to_string(rv_),
+        R"({"causes":[{"reason":"ResourceVersionTooLarge","message":"Too large resource version"}],"retryAfterSeconds":1})");
+    return answer;
+  } else if (q.continue_token.empty() && q.resource_version && *q.resource_version > 0 &&
+             q.limit == 0 && !q.exact) {
+    ++cache_lists_;  // not older than a version it has, no limit: the watch cache, current state
+  }
   if (!q.continue_token.empty()) {
     auto token = decode_continue(q.continue_token);
     if (!token) {
@@ -370,7 +390,7 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
       ++cur;
     }
     if (!pick) continue;
-    if (q.limit > 0 && answer.items.size() == q.limit) {
+    if (limit > 0 && answer.items.size() == limit) {
       more = true;
       break;
     }
@@ -535,6 +555,11 @@ size_t ObjectStore::watchers(const std::string& collection) const {
 uint64_t ObjectStore::resource_version() const {
   std::lock_guard lock(mu_);
   return rv_;
+}
+
+size_t ObjectStore::cache_lists() const {
+  std::lock_guard lock(mu_);
+  return cache_lists_;
 }
 
 }  // namespace loadshift::testing

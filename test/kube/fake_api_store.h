@@ -37,6 +37,7 @@ struct ListQuery {
   std::string continue_token;
   std::optional<uint64_t> resource_version;  // absent or 0: the current state
   bool exact = false;                        // resourceVersionMatch=Exact
+  bool not_older_than = false;               // resourceVersionMatch=NotOlderThan
 };
 
 // An answer to a list: status 200 with head + items joined by ',' + tail, or an error body.
@@ -105,6 +106,9 @@ class ObjectStore {
   void compact();
   size_t watchers(const std::string& collection) const;
   uint64_t resource_version() const;
+  // Lists answered from the watch cache (resourceVersion=0, or not older than a version and
+  // without a limit): no read of etcd.
+  size_t cache_lists() const;
 
  private:
   struct Change {
@@ -135,6 +139,7 @@ class ObjectStore {
   std::set<std::string> issued_tokens_, expired_tokens_;
   uint64_t rv_ = 1000;
   uint64_t compacted_rv_ = 0;  // resourceVersions below this one are compacted
+  size_t cache_lists_ = 0;
   bool stopping_ = false;
 };
 

@@ -166,9 +166,10 @@ TEST_CASE("live report: a refused token is a clear error, exit 2", "[kube][live]
   live.kube.kubeconfig = kubeconfig_for(server, tmp, "stolen");
   Run run = report(live);
   CHECK(run.code == 2);
-  CHECK_THAT(run.err, Catch::Contains("error: reading the cluster: GET " + server.url() +
-                                      "/api/v1/nodes?limit=500: the token was refused (401 "
-                                      "Unauthorized)"));
+  CHECK_THAT(run.err, Catch::Contains(
+                          "error: reading the cluster: GET " + server.url() +
+                          "/api/v1/nodes?limit=500&resourceVersion=0: the token was refused (401 "
+                          "Unauthorized)"));
   CHECK_THAT(run.err, Catch::Contains("kubeconfig " + tmp.path("kubeconfig") + ", context fake"));
 }
 
@@ -311,6 +312,7 @@ TEST_CASE("snapshot file: a list that started over leaves nothing twice", "[kube
   ListFileWriter writer(file);
   ExpiringWriter expiring(writer, server);
   loadshift::kube::ReadOptions options;
+  options.source = loadshift::kube::ListSource::kConsistent;  // pages, to expire a token of
   options.page_size = 3;
   loadshift::kube::ClusterRead read = loadshift::kube::read_cluster(client, options, &expiring);
   CHECK(read.restarts == 1);
@@ -329,4 +331,23 @@ TEST_CASE("snapshot file: a list that started over leaves nothing twice", "[kube
   // No item carries a second kind: custom resources come with theirs, built-in ones get one.
   CHECK(file.str().find("\"kind\":\"HyperNode\",\"apiVersion\":\"topology.volcano.sh/v1alpha1\","
                         "\"apiVersion\"") == std::string::npos);
+}
+
+TEST_CASE("snapshot file: a watch-cache list refused and read again leaves nothing twice",
+          "[kube][snapshot][source]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  loadshift::kube::ApiClient client(loadshift::testing::access_to(server),
+                                    loadshift::testing::fast_client());
+  server.fail_next("/api/v1/pods", 400);
+  std::ostringstream file;
+  ListFileWriter writer(file);
+  loadshift::kube::ReadOptions options;
+  options.page_size = 7;
+  loadshift::kube::ClusterRead read = loadshift::kube::read_cluster(client, options, &writer);
+  CHECK(read.consistent_fallbacks == 1);
+  CHECK(writer.finish() == 41);
+  loadshift::model::Snapshot back;
+  REQUIRE(loadshift::model::decode_json(file.str(), &back).ok());
+  CHECK(back.pods.size() == 20);
 }

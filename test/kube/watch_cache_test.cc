@@ -11,6 +11,7 @@
 #include "test/kube/seed_cluster.h"
 
 using namespace loadshift::kube;
+using Catch::Matchers::Contains;
 using loadshift::testing::FakeApiServer;
 using loadshift::testing::fast_client;
 
@@ -124,6 +125,54 @@ TEST_CASE("watch cache: a dropped stream reconnects where it left off; 410 relis
   CHECK(eventually([&] { return cache.stats().relists >= 1; }));
   CHECK(eventually([&] { return !has_pod(cache, "while-away"); }));
   CHECK(cache.snapshot().pods.size() == 20);
+  // Every list, the relist after 410 too, came from the watch cache: the first ones at
+  // resourceVersion=0, the relist not older than the version the cache held (no etcd read).
+  size_t pod_lists = 0, from_zero = 0, not_older = 0;
+  for (const auto& r : server.requests()) {
+    if (r.path != "/api/v1/pods" || r.query.find("watch=1") != std::string::npos) continue;
+    ++pod_lists;
+    from_zero += r.query.find("resourceVersion=0") != std::string::npos;
+    not_older += r.query.find("resourceVersionMatch=NotOlderThan") != std::string::npos &&
+                 r.query.find("limit=") == std::string::npos;
+  }
+  CHECK(from_zero == 1);
+  CHECK(not_older >= 1);
+  CHECK(from_zero + not_older == pod_lists);
+  CHECK(cache.stats().consistent_lists == 0);
+  CHECK(cache.stats().cache_lists == server.cache_lists());
+}
+
+TEST_CASE("watch cache: lists from the API server's watch cache; a refusal reads consistently",
+          "[kube][cache][source]") {
+  FakeApiServer server;
+  loadshift::testing::serve_seed_cluster(server);
+  ApiClient client(loadshift::testing::access_to(server), fast_client());
+  // The pods' list from the cache is refused once (an API server that does not serve
+  // resourceVersion=0, say): that one list is read consistently, page by page.
+  server.fail_next("/api/v1/pods", 400);
+  WatchCacheOptions options = quick();
+  options.list.page_size = 7;
+  WatchCache cache(client, options);
+  cache.start();
+  REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
+  CHECK(cache.snapshot().pods.size() == 20);
+  CHECK(cache.stats().consistent_lists == 1);
+  CHECK(cache.stats().cache_lists == plan_collections().size() - 1);
+  CHECK(server.cache_lists() == plan_collections().size() - 1);
+  std::vector<std::string> pod_lists;
+  for (const auto& r : server.requests()) {
+    if (r.path == "/api/v1/pods" && r.query.find("watch=1") == std::string::npos) {
+      pod_lists.push_back(r.query);
+    }
+  }
+  // Refused at resourceVersion=0, then 20 pods in pages of 7 with no resourceVersion.
+  REQUIRE(pod_lists.size() == 4);
+  CHECK_THAT(pod_lists[0], Contains("resourceVersion=0"));
+  for (size_t k = 1; k < 4; ++k) {
+    INFO(pod_lists[k]);
+    CHECK(pod_lists[k].find("resourceVersion") == std::string::npos);
+    CHECK_THAT(pod_lists[k], Contains("limit=7"));
+  }
 }
 
 TEST_CASE("watch cache: a CRD installed later is picked up", "[kube][cache]") {

@@ -159,6 +159,8 @@ async function checkReport(name, page, doc) {
     const top = Object.entries(expectedGroups).sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0][0];
     const summary = page.locator(`details.skip[data-phrase="${top.replace(/"/g, '\\"')}"] > summary`);
     await summary.click();
+    // The rows are drawn on the toggle event, which comes after the click.
+    await page.waitForSelector("details.skip[open] .rows", { timeout: 10000 });
     const shown = await page.$$eval(`details.skip[open] tbody tr`, (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
     const expected = doc.skipped.filter((s) => phraseOf(s.reason) === top).slice(0, 200)
       .map((s) => [s.namespace, s.pod, s.node === null ? "—" : s.node, s.strategy, s.reason]);
@@ -227,6 +229,28 @@ async function checkReport(name, page, doc) {
   equal(nameless, 0, `${name}: nodes without an accessible name`);
 }
 
+// The map's colours: black or white text on every usage from 0 to 100% at 4.5:1 or more.
+async function checkRamp(name, page) {
+  const worst = await page.evaluate(() => {
+    const lum = (rgb) => {
+      const f = (c) => {
+        c /= 255;
+        return c <= 0.03928 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+      };
+      return 0.2126 * f(rgb[0]) + 0.7152 * f(rgb[1]) + 0.0722 * f(rgb[2]);
+    };
+    let min = Infinity;
+    for (let v = 0; v <= 100; v += 0.5) {
+      const st = window.loadshiftReport.usageStyle(v);
+      const bg = lum(st.bg.match(/\d+/g).map(Number));
+      const fg = st.fg === "#000" ? 0 : 1;
+      min = Math.min(min, (Math.max(bg, fg) + 0.05) / (Math.min(bg, fg) + 0.05));
+    }
+    return min;
+  });
+  check(worst >= 4.5, `${name}: text on the usage ramp has a contrast of ${worst.toFixed(2)} somewhere (< 4.5)`);
+}
+
 // Contrast of the node cards' text (WCAG: 4.5:1 for normal text).
 async function checkContrast(name, page) {
   const worst = await page.$$eval(".cards-mode .cell", (els) => {
@@ -263,9 +287,15 @@ async function checkThemesAndPrint(name, p, shot) {
   await checkContrast(`${name} (${after})`, page);
   await page.screenshot({ path: join(out, `${shot}-dark.png`), fullPage: false });
   await page.click("#theme-toggle");
+  // Printed: the title stays, the controls go, every skip group is open with its rows.
+  await page.fill("#f-text", "");
+  await page.evaluate(() => window.dispatchEvent(new Event("beforeprint")));
   await page.emulateMedia({ media: "print" });
   const hidden = await page.$$eval(".toolbar[role=search], #theme-toggle", (els) => els.every((e) => getComputedStyle(e).display === "none"));
   check(hidden, `${name}: print hides the controls`);
+  check(await page.isVisible("#title"), `${name}: print keeps the title`);
+  const groups = await page.$$eval("details.skip", (ds) => ds.map((d) => [d.open, d.querySelectorAll(".rows tbody tr").length, Number(d.dataset.count)]));
+  check(groups.every(([open, rows, n]) => open && rows === Math.min(n, 200)), `${name}: printed skip groups open with their rows: ${JSON.stringify(groups)}`);
   const pdf = await page.pdf({ format: "A4", printBackground: true });
   check(pdf.length > 10000, `${name}: a printed PDF of ${pdf.length} bytes`);
   writeFileSync(join(out, `${shot}.pdf`), pdf);
@@ -280,6 +310,7 @@ async function checkThemesAndPrint(name, p, shot) {
   loadshift(["report", ...base, "--output", "html"], file);
   const p = await open(file, "example report");
   await checkReport("example", p.page, doc);
+  await checkRamp("example", p.page);
   await checkContrast("example (light)", p.page);
   // The example's HyperNodes: the map is grouped by them, spines holding racks.
   const groups = await p.page.$$eval(".group > .gname", (gs) => gs.map((g) => g.textContent));
@@ -322,6 +353,8 @@ async function checkThemesAndPrint(name, p, shot) {
   const moves = await page.$$eval("#sim-moves-body tr", (trs) => trs.map((tr) => [...tr.children].map((td) => td.textContent)));
   equal(moves, sim.moves.map((m) => [String(m.cycle), `${m.namespace}/${m.pod}`, m.from, m.target === null ? "—" : m.target, m.landed === null ? "—" : m.landed, m.outcome, m.strategy]), "simulation: every move");
   check(sim.moves.length > 0, "simulation: the example moves pods");
+  // The page's plan is the first cycle's: its evictions are cycle 1's moves.
+  equal(await page.$$eval("#evictions-body tr", (trs) => trs.map((tr) => `${tr.children[1].textContent}/${tr.children[2].textContent}`)), sim.moves.filter((m) => m.cycle === 1).map((m) => `${m.namespace}/${m.pod}`), "simulation: the plan shown is cycle 1's");
   equal(sim.moves.length, sim.perCycle.reduce((a, c) => a + c.evictions, 0), "simulation: as many moves as evictions");
   // The map at the last cycle.
   await page.check("#sim-cycle-on");
@@ -395,6 +428,10 @@ if (large > 0) {
   const htmlSize = statSync(file).size;
   const gz = execFileSync("gzip", ["-9", "-c", file], { maxBuffer: 1 << 30 }).length;
   console.log(`large: the page is ${(htmlSize / 1048576).toFixed(2)} MiB (${(gz / 1048576).toFixed(2)} MiB gzipped); the JSON report ${(jsonSize / 1048576).toFixed(2)} MiB`);
+  // Small enough to mail: the page no larger than the JSON of the same plan, and a couple of MiB
+  // compressed. (Its time to draw is printed, not asserted: a busy machine is not a bug.)
+  check(htmlSize <= jsonSize, `large: the page (${htmlSize} bytes) is larger than the JSON report (${jsonSize})`);
+  check(gz < 2 * 1048576, `large: the page gzipped is ${gz} bytes, over 2 MiB`);
   const p = await open(file, `large report (${large} nodes)`);
   console.log(`large: rendered in ${p.load.toFixed(0)} ms to the load event, page script ${p.renderMs} ms (target: under 2000 ms)`);
   await checkReport(`large ${large}`, p.page, doc);

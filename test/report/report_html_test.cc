@@ -3,6 +3,7 @@
 // (What the page shows in a browser: test/report/html_report_test.mjs.)
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <sstream>
 
 #include "model/decode.h"
@@ -51,8 +52,11 @@ TEST_CASE("report html: the assets fit the template", "[report][html]") {
   // The script and the stylesheet are inlined: neither may end its element early.
   CHECK(std::string(kReportJs).find("</script") == std::string::npos);
   CHECK(std::string(kReportCss).find("</style") == std::string::npos);
-  // No network: a Content Security Policy that allows nothing but the inline parts.
+  // No network: a Content Security Policy that allows nothing but the inline parts, and of
+  // scripts only the page's own (by its hash).
   CHECK(html.find("default-src 'none'") != std::string::npos);
+  CHECK(html.find("script-src '/*@SCRIPT_HASH@*/'") != std::string::npos);
+  CHECK(html.find("<script>/*@JS@*/</script>") != std::string::npos);
 }
 
 TEST_CASE("report html: one page, the document embedded once and equal to page_data",
@@ -66,6 +70,8 @@ TEST_CASE("report html: one page, the document embedded once and equal to page_d
   const std::string html = render(view, page);
   CHECK(html.rfind("<!DOCTYPE html>", 0) == 0);
   CHECK(html.find("/*@") == std::string::npos);  // every marker replaced
+  CHECK(html.find("'unsafe-inline'; img-src") == std::string::npos);
+  CHECK(html.find("script-src 'sha256-") != std::string::npos);
   CHECK(count(html, "id=\"loadshift-data\"") == 1);
   nlohmann::ordered_json data = nlohmann::ordered_json::parse(embedded(html));
   CHECK(data == page_data(view, page));
@@ -82,9 +88,10 @@ TEST_CASE("report html: one page, the document embedded once and equal to page_d
   // n1 and n2 share their watermarks, n3 has none: two sets.
   REQUIRE(data["watermarkSets"].size() == 2);
   CHECK(data["nodeWatermarks"] == nlohmann::ordered_json::array({0, 0, 1}));
-  CHECK(data["watermarkSets"][0] == nlohmann::ordered_json::array({30, 80, 30, 85}));
+  CHECK(data["watermarkSets"][0] ==
+        nlohmann::ordered_json::array({30, 80, 30, 85, nullptr, nullptr}));
   CHECK(data["watermarkSets"][1] ==
-        nlohmann::ordered_json::array({nullptr, nullptr, nullptr, nullptr}));
+        nlohmann::ordered_json::array({nullptr, nullptr, nullptr, nullptr, nullptr, nullptr}));
   CHECK(data["domains"].empty());  // no HyperNodes
   CHECK(data["simulation"].is_null());
   CHECK(data["explain"].is_null());
@@ -163,4 +170,17 @@ spec:
   CHECK(names(2).empty());  // only under Volcano's virtual root, which is not shown
   nlohmann::ordered_json data = page_data(view, HtmlPage{});
   CHECK(data["domains"][1]["tier"] == 2);
+}
+
+TEST_CASE("report html: watermark sets are told apart by what is shown; a NaN one is null",
+          "[report][html]") {
+  ReportFixture f;
+  f.plan.nodes[2].thresholds = {{"cpu", std::nan("")}};
+  f.plan.nodes[2].target_thresholds = {{"cpu", 80.001}};  // shown as 80, as n1's
+  PlanView view = make_plan_view(*f.index, f.plan, metrics::UsageMap{}, "");
+  nlohmann::ordered_json data = page_data(view, HtmlPage{});
+  REQUIRE(data["watermarkSets"].size() == 2);
+  CHECK(data["watermarkSets"][1] ==
+        nlohmann::ordered_json::array({nullptr, 80, nullptr, nullptr, nullptr, nullptr}));
+  CHECK(data["nodeWatermarks"] == nlohmann::ordered_json::array({0, 0, 1}));
 }

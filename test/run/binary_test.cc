@@ -178,14 +178,15 @@ TEST_CASE("the real binary serves the last plan at / and /plan.json, read-only",
   SeedCluster world;
   auto& [server, prometheus, tmp] = world;
   std::string policy = tmp.write("policy.yaml", seed_policy());
-  auto start = [&](std::vector<std::string> extra, int* port) {
+  auto start = [&](std::vector<std::string> extra, int* port,
+                   const std::string& prometheus_url = "") {
     std::vector<std::string> args{"run",
                                   "--policy",
                                   policy,
                                   "--kubeconfig",
                                   kubeconfig_for(server, tmp),
                                   "--prometheus",
-                                  prometheus.url(),
+                                  prometheus_url.empty() ? prometheus.url() : prometheus_url,
                                   "--descheduling-interval",
                                   "1h",
                                   "--metrics-addr",
@@ -251,6 +252,29 @@ TEST_CASE("the real binary serves the last plan at / and /plan.json, read-only",
     if (const char* out = std::getenv("LOADSHIFT_PAGE_OUT"); out != nullptr) {
       std::ofstream(std::string(out) + "/controller.html") << page->body;
       std::ofstream(std::string(out) + "/controller.json") << plan->body;
+    }
+  }
+  SECTION("a Prometheus URL with a user and password: neither reaches the page") {
+    std::string url = prometheus.url();
+    REQUIRE(url.rfind("http://", 0) == 0);
+    url.insert(7, "admin:s3cr3t-pass@");
+    int port = 0;
+    auto process = start({}, &port, url);
+    httplib::Client http("127.0.0.1", port);
+    REQUIRE(eventually(
+        [&] {
+          auto plan = http.Get("/plan.json");
+          return plan && plan->status == 200;
+        },
+        15));
+    auto page = http.Get("/");
+    REQUIRE(page);
+    REQUIRE(page->status == 200);
+    nlohmann::json data = page_document(page->body);
+    REQUIRE(data.is_object());
+    CHECK_THAT(data["usageOrigin"].get<std::string>(), Contains("prometheus http://127.0.0.1:"));
+    for (const std::string& body : {page->body, http.Get("/plan.json")->body, process->log()}) {
+      CHECK(body.find("s3cr3t") == std::string::npos);
     }
   }
   SECTION("--no-plan-page: neither path is served") {
