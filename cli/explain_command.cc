@@ -246,11 +246,11 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
     }
   }
   out << "\nWhere the scheduler puts its replacement\n  ";
-  if (!recreated) {
-    out << "nowhere: " << owner_text << "\n";
-  } else if (model.recreated_in_place(pod)) {
+  if (model.recreated_in_place(pod)) {
     out << "back on " << name_of(snap, home) << ": its " << owner->kind
         << " recreates it on the same node\n";
+  } else if (!recreated) {
+    out << "nowhere: " << owner_text << "\n";
   } else if (landing.best.empty()) {
     out << "nowhere: no node admits a new copy\n";
   } else {

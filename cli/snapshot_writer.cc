@@ -1,22 +1,29 @@
 // Saving what loadshift read: a v1 List of the raw objects, and the usage file.
 #include "cli/snapshot_writer.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdio>
 #include <nlohmann/json.hpp>
 #include <stdexcept>
 
 namespace loadshift::cli {
 
-// Cuts one page (a List document) into its items and gives each its kind and apiVersion.
+// Cuts one page (a List document) into its items, gives each its kind and apiVersion, and
+// writes each to `out` as it arrives (a page from the watch cache is a whole collection: it is
+// never held), after the `before` items `out` already has.
 class ListFileWriter::Items : public model::JsonItemSplitter::Listener {
  public:
   // Items of built-in typed lists carry no kind or apiVersion: they get them here. Custom
   // resources are listed with their own, which stay as they are.
-  explicit Items(const kube::Collection& collection)
+  Items(const kube::Collection& collection, std::FILE* out, size_t before)
       : prefix_(collection.custom ? std::string()
                                   : "{\"kind\":\"" + collection.kind + "\",\"apiVersion\":\"" +
                                         collection.api_version + "\""),
-        splitter_(this) {}
+        splitter_(this),
+        out_(out),
+        before_(before) {}
 
   void feed(std::string_view bytes) {
     if (!splitter_.feed(bytes)) throw std::runtime_error(error());
@@ -24,7 +31,6 @@ class ListFileWriter::Items : public model::JsonItemSplitter::Listener {
   void finish() {
     if (!splitter_.finish()) throw std::runtime_error(error());
   }
-  const std::string& text() const { return text_; }
   size_t count() const { return count_; }
 
   void on_item(const model::PaddedBuffer& item, size_t, uint64_t) override {
@@ -33,17 +39,17 @@ class ListFileWriter::Items : public model::JsonItemSplitter::Listener {
     if (open == std::string_view::npos) {
       throw std::runtime_error("a list item that is not an object");
     }
-    if (count_ > 0) text_ += ",\n";
+    if (before_ + count_ > 0) write(",\n");
     ++count_;
     if (prefix_.empty()) {
-      text_ += body;
+      write(body);
       return;
     }
     body.remove_prefix(open + 1);
     size_t first = body.find_first_not_of(" \t\r\n");
-    text_ += prefix_;
-    if (first != std::string_view::npos && body[first] != '}') text_ += ',';
-    text_ += body;
+    write(prefix_);
+    if (first != std::string_view::npos && body[first] != '}') write(",");
+    write(body);
   }
   void on_top_level_string(std::string_view, std::string_view) override {}
 
@@ -52,9 +58,15 @@ class ListFileWriter::Items : public model::JsonItemSplitter::Listener {
     return "a page of the list is not JSON: " + splitter_.error() + " at byte " +
            std::to_string(splitter_.error_offset());
   }
+  void write(std::string_view text) {
+    if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) {
+      throw std::runtime_error("cannot write a temporary file");
+    }
+  }
   std::string prefix_;
   model::JsonItemSplitter splitter_;
-  std::string text_;
+  std::FILE* out_;
+  size_t before_;
   size_t count_ = 0;
 };
 
@@ -71,7 +83,12 @@ void ListFileWriter::begin_page(const kube::Collection& collection) {
     flush_collection();
     collection_ = collection.path;
   }
-  items_ = std::make_unique<Items>(collection);
+  if (pending_ == nullptr) {
+    pending_ = std::tmpfile();
+    if (pending_ == nullptr) throw std::runtime_error("cannot create a temporary file");
+  }
+  page_start_ = std::ftell(pending_);
+  items_ = std::make_unique<Items>(collection, pending_, pending_count_);
 }
 
 void ListFileWriter::page_bytes(std::string_view bytes) {
@@ -79,24 +96,16 @@ void ListFileWriter::page_bytes(std::string_view bytes) {
 }
 
 void ListFileWriter::end_page(bool complete) {
-  if (!complete || !items_) {
-    items_.reset();
-    return;
-  }
-  items_->finish();
-  if (items_->count() > 0) {
-    if (pending_ == nullptr) {
-      pending_ = std::tmpfile();
-      if (pending_ == nullptr) throw std::runtime_error("cannot create a temporary file");
-    }
-    const std::string& text = items_->text();
-    if (pending_count_ > 0 && std::fputs(",\n", pending_) == EOF) {
-      throw std::runtime_error("cannot write a temporary file");
-    }
-    if (std::fwrite(text.data(), 1, text.size(), pending_) != text.size()) {
-      throw std::runtime_error("cannot write a temporary file");
-    }
+  if (!items_) return;
+  if (complete) {
+    items_->finish();
     pending_count_ += items_->count();
+  } else if (pending_ != nullptr) {
+    // What the broken-off page wrote goes: the file ends where the page began.
+    if (std::fflush(pending_) != 0 || ftruncate(fileno(pending_), page_start_) != 0 ||
+        std::fseek(pending_, page_start_, SEEK_SET) != 0) {
+      throw std::runtime_error("cannot cut a temporary file back");
+    }
   }
   items_.reset();
 }

@@ -38,7 +38,8 @@ class ListFileWriter : public kube::PageObserver {
   std::ostream& out_;
   std::unique_ptr<Items> items_;
   std::string collection_;        // path of the collection being read
-  std::FILE* pending_ = nullptr;  // its complete pages so far
+  std::FILE* pending_ = nullptr;  // its complete pages so far, and the page being read
+  long page_start_ = 0;           // where in `pending_` the page being read began
   size_t written_ = 0, pending_count_ = 0;
   bool first_ = true;
 };

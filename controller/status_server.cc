@@ -2,6 +2,7 @@
 #include "controller/status_server.h"
 
 #include <httplib.h>
+#include <zlib.h>
 #include <prometheus/text_serializer.h>
 
 #include <fstream>
@@ -43,10 +44,15 @@ struct StatusServer::Impl {
   std::mutex render_mutex;
   std::weak_ptr<const report::PlanView> rendered_view;
   std::string rendered_status;
-  std::shared_ptr<const std::string> html, json;
+  std::shared_ptr<const std::string> html, json, html_gzip, json_gzip;
 
-  // The page (or the document) of `plan`, rendered once per view and status.
-  std::shared_ptr<const std::string> rendered(const PublishedPlan& plan, bool want_html);
+  // The page (or the document) of `plan`, rendered once per view and status; gzipped when
+  // `gzip` (compressed once too).
+  std::shared_ptr<const std::string> rendered(const PublishedPlan& plan, bool want_html,
+                                              bool gzip);
+  // Answers with the rendered page or document, gzipped when the client takes it.
+  void send_rendered(const httplib::Request& req, httplib::Response& res,
+                     const PublishedPlan& plan, bool html);
   std::unique_ptr<httplib::Server> server;
   std::thread thread;
   int port = 0;
@@ -95,10 +101,18 @@ void set_private(httplib::Response& res) {
   res.set_header("X-Content-Type-Options", "nosniff");
 }
 
-// Printable ASCII only (a header value cannot hold a line break; other bytes become '?').
+// Printable ASCII only (a header value cannot hold a line break; other bytes become '?'), and at
+// most 1 KiB (proxies refuse long headers; the page has the whole text).
 std::string header_value(const std::string& text) {
+  constexpr size_t kMax = 1024;
   std::string out;
-  for (char c : text) out += (c >= 0x20 && c < 0x7f) ? c : (c == '\n' || c == '\r' ? ' ' : '?');
+  for (char c : text) {
+    if (out.size() == kMax) {
+      out.replace(kMax - 3, 3, "...");
+      break;
+    }
+    out += (c >= 0x20 && c < 0x7f) ? c : (c == '\n' || c == '\r' ? ' ' : '?');
+  }
   return out;
 }
 
@@ -107,6 +121,31 @@ std::string header_value(const std::string& text) {
 void set_plan_headers(httplib::Response& res, const PublishedPlan& plan) {
   if (plan.view) res.set_header("X-Loadshift-Plan-At", header_value(plan.view->content.at));
   res.set_header("X-Loadshift-Status", header_value(plan.status));
+}
+
+// `text` as a gzip stream (zlib, default level); empty when zlib fails.
+std::string gzipped(const std::string& text) {
+  z_stream z{};
+  if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    return "";
+  }
+  std::string out(deflateBound(&z, static_cast<uLong>(text.size())), '\0');
+  z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(text.data()));
+  z.avail_in = static_cast<uInt>(text.size());
+  z.next_out = reinterpret_cast<Bytef*>(out.data());
+  z.avail_out = static_cast<uInt>(out.size());
+  const int done = deflate(&z, Z_FINISH);
+  out.resize(z.total_out);
+  deflateEnd(&z);
+  return done == Z_STREAM_END ? out : "";
+}
+
+// True when the client takes gzip (its Accept-Encoding names it, without q=0).
+bool takes_gzip(const httplib::Request& req) {
+  const std::string accept = req.get_header_value("Accept-Encoding");
+  const size_t at = accept.find("gzip");
+  return at != std::string::npos && accept.compare(at, 10, "gzip;q=0.0") != 0 &&
+         accept.compare(at, 8, "gzip;q=0") != 0;
 }
 
 // Sends `body` without copying it (it stays alive with the response).
@@ -127,11 +166,13 @@ StatusServer::~StatusServer() {
 }
 
 std::shared_ptr<const std::string> StatusServer::Impl::rendered(const PublishedPlan& plan,
-                                                                bool want_html) {
+                                                                bool want_html, bool gzip) {
   std::lock_guard<std::mutex> lock(render_mutex);
   if (rendered_view.lock() != plan.view || rendered_status != plan.status) {
     html.reset();
     json.reset();
+    html_gzip.reset();
+    json_gzip.reset();
     rendered_view = plan.view;
     rendered_status = plan.status;
   }
@@ -150,7 +191,25 @@ std::shared_ptr<const std::string> StatusServer::Impl::rendered(const PublishedP
             .dump(2, ' ', false, nlohmann::json::error_handler_t::replace) +
         "\n");
   }
-  return want_html ? html : json;
+  const std::shared_ptr<const std::string>& plain = want_html ? html : json;
+  if (!gzip) return plain;
+  std::shared_ptr<const std::string>& packed = want_html ? html_gzip : json_gzip;
+  if (!packed) packed = std::make_shared<const std::string>(gzipped(*plain));
+  return packed->empty() ? nullptr : packed;
+}
+
+void StatusServer::Impl::send_rendered(const httplib::Request& req, httplib::Response& res,
+                                       const PublishedPlan& plan, bool want_html) {
+  const char* type = want_html ? "text/html; charset=utf-8" : "application/json";
+  res.set_header("Vary", "Accept-Encoding");
+  if (takes_gzip(req)) {
+    if (std::shared_ptr<const std::string> packed = rendered(plan, want_html, true)) {
+      res.set_header("Content-Encoding", "gzip");
+      send_shared(res, std::move(packed), type);
+      return;
+    }
+  }
+  send_shared(res, rendered(plan, want_html, false), type);
 }
 
 std::string StatusServer::start() {
@@ -192,7 +251,7 @@ std::string StatusServer::start() {
                     "text/plain; version=0.0.4; charset=utf-8");
   });
   if (s.plan) {
-    s.server->Get("/", [&s](const httplib::Request&, httplib::Response& res) {
+    s.server->Get("/", [&s](const httplib::Request& req, httplib::Response& res) {
       set_private(res);
       PublishedPlan plan = s.plan();
       set_plan_headers(res, plan);
@@ -206,9 +265,9 @@ std::string StatusServer::start() {
             "text/html; charset=utf-8");
         return;
       }
-      send_shared(res, s.rendered(plan, true), "text/html; charset=utf-8");
+      s.send_rendered(req, res, plan, true);
     });
-    s.server->Get("/plan.json", [&s](const httplib::Request&, httplib::Response& res) {
+    s.server->Get("/plan.json", [&s](const httplib::Request& req, httplib::Response& res) {
       set_private(res);
       PublishedPlan plan = s.plan();
       set_plan_headers(res, plan);
@@ -220,7 +279,7 @@ std::string StatusServer::start() {
                         "application/json");
         return;
       }
-      send_shared(res, s.rendered(plan, false), "application/json");
+      s.send_rendered(req, res, plan, false);
     });
   }
   if (port == 0) {

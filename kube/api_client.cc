@@ -240,6 +240,7 @@ void ApiClient::exchange(const std::string& path,
     }
     bool retry = write == nullptr ? retryable_status(result.status)
                                   : result.status == 429 && !result.retry_after.empty();
+    if (result.status == 504 && !stream_options.retry_gateway_timeout) retry = false;
     if (retry && attempt >= max_attempts) retry = false;
     if (write != nullptr && !retry && result.status != 401 && result.status != 403) {
       *write->answer =

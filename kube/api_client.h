@@ -82,6 +82,10 @@ struct StreamOptions {
   // false: a continuation page of a list that already took its token from the rate limit (a
   // paginated LIST counts once, as an unpaginated one would).
   bool rate_limited = true;
+  // false: a 504 is not asked again (a watch cache that has not reached the resourceVersion
+  // asked for answers 504 "Too large resource version" after waiting 3 s; the caller has a
+  // better next step than waiting again).
+  bool retry_gateway_timeout = true;
 };
 
 class ApiClient {

@@ -116,6 +116,8 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
     stream.idle_timeout = options.page_idle_timeout;
     stream.cancel = options.cancel;
     stream.rate_limited = continue_token.empty();  // one token per list, not per page
+    // A cache that lags answers 504 after its wait: read consistently at once instead.
+    stream.retry_gateway_timeout = !(continue_token.empty() && result.source != ListSource::kConsistent);
     try {
       client.stream(
           path,
@@ -146,7 +148,7 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
       }
       if (e.status() == 410 && !continue_token.empty() &&
           result.restarts < static_cast<size_t>(options.max_restarts)) {
-        // The continue token's snapshot is gone: the list starts over, consistently.
+        // The continue token's snapshot is gone: the list starts over from its first page.
         ++result.restarts;
         result.snapshot = model::Snapshot{};
         result.errors.clear();

@@ -44,9 +44,9 @@ struct WatchCacheStats {
   size_t events = 0;   // watch events applied (bookmarks included)
   size_t relists = 0;  // lists after the first, per collection summed (410, errors)
   size_t watches = 0;  // watch requests started
-  // Lists answered from the API server's watch cache (the first ones, and relists not older
-  // than what the cache held), and consistent reads (after a 410, or where the server refused
-  // the cache: kube/cluster_reader.h ListSource).
+  // Lists answered from the API server's watch cache (the first ones, and relists, after a 410
+  // too, not older than what the cache held), and consistent reads (where the server refused the
+  // cache: kube/cluster_reader.h ListSource).
   size_t cache_lists = 0, consistent_lists = 0;
   // The last error of each collection that has not recovered from it since, e.g. "Pods: GET
   // ...: 403 Forbidden: ..."; cleared by a list, or by a watch that opens or ends on time.

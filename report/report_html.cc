@@ -44,7 +44,7 @@ std::string script_hash_source(std::string_view script) {
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
   if (EVP_Digest(script.data(), script.size(), digest, &length, EVP_sha256(), nullptr) != 1) {
-    return "'none'";  // no script runs: the page says so (its noscript text)
+    return "none";  // (quoted by the template) no script runs: the noscript text says why
   }
   std::string base64(4 * ((length + 2) / 3) + 1, '\0');
   const int written = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(base64.data()), digest,

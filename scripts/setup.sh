@@ -25,7 +25,7 @@ packages=(
   build-essential cmake ninja-build pkg-config ccache
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
-  libcpp-httplib-dev libssl-dev ca-certificates
+  libcpp-httplib-dev libssl-dev zlib1g-dev ca-certificates
 )
 if [[ $mode == image || $mode == all ]]; then
   packages+=(umoci skopeo)

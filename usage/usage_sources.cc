@@ -112,7 +112,7 @@ bool check_prometheus_flag(const std::string& url, std::ostream& err) {
   if (why.empty()) return true;
   err << "error: --prometheus: expected an http(s) URL such as "
          "http://prometheus.monitoring.svc:9090, found \""
-      << url << "\": " << why << "\n";
+      << http::redact_url(url) << "\": " << why << "\n";
   return false;
 }
 

@@ -861,12 +861,8 @@
     if (x.nodeClass) facts.push(["its node is", x.nodeClass + (x.nodeWhy ? ` (${x.nodeWhy})` : "")]);
     const l = x.landing;
     let where;
-    if (!l.recreated) {
-      where = x.owner.startsWith("no controller owner")
-        ? "nowhere: " + x.owner
-        : `nowhere: its owner (${x.owner}) does not recreate it (a finished pod, or a Job's)`;
-    }
-    else if (l.inPlace) where = `back on ${x.node}: recreated on the same node`;
+    if (l.inPlace) where = `back on ${x.node}: its owner (${x.owner}) recreates it on the same node`;
+    else if (!l.recreated) where = "nowhere: nothing recreates it (" + x.owner + ")";
     else if (l.nodes.length === 0) where = "nowhere: no node admits a new copy";
     else where = `${l.nodes.join(", ")} (score ${l.score}; 1 in ${l.nodes.length} each)`;
     facts.push(["replacement lands on", where]);

@@ -119,6 +119,7 @@ int main(int argc, char** argv) {
        {loadshift::kube::ListSource::kWatchCache, loadshift::kube::ListSource::kConsistent}) {
     read.reset();
     malloc_trim(0);
+    const bool reset = loadshift::bench::reset_peak_rss();  // this read's peak, not the last's
     ByteCounter counter;
     loadshift::kube::ReadOptions read_options;
     read_options.page_size = page_size;
@@ -146,8 +147,8 @@ int main(int argc, char** argv) {
         "  wall %.2f s; client thread CPU %.2f s; %.1f MB received (%.0f MB/s over the "
         "client's CPU time, %.0f MB/s wall)\n",
         wall, cpu, mb, cpu > 0 ? mb / cpu : 0.0, wall > 0 ? mb / wall : 0.0);
-    std::printf("  client peak RSS %.0f MiB after the read (%.0f MiB before it)\n", rss_after_read,
-                rss_before);
+    std::printf("  client peak RSS %.0f MiB during the read (%.0f MiB before it)%s\n",
+                rss_after_read, rss_before, reset ? "" : " (peak not reset: an earlier one)");
   }
 
   // The watch cache: its own first sync, then 10,000 pod updates through the watch. The read's

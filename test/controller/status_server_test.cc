@@ -74,6 +74,15 @@ TEST_CASE("status page: no plan is a 503 that says why; a plan is the page and i
   auto again = http.Get("/");
   REQUIRE(again);
   CHECK(again->body == page->body);
+  // A browser takes gzip: the same page, compressed (the client here inflates it again).
+  auto packed = http.Get("/", {{"Accept-Encoding", "gzip, deflate"}});
+  REQUIRE(packed);
+  CHECK(packed->get_header_value("Content-Encoding") == "gzip");
+  CHECK(packed->body == page->body);
+  auto plain = http.Get("/", {{"Accept-Encoding", "identity"}});
+  REQUIRE(plain);
+  CHECK(plain->get_header_value("Content-Encoding").empty());
+  CHECK(plain->body == page->body);
   json = http.Get("/plan.json");
   REQUIRE(json);
   CHECK(json->status == 200);

@@ -75,6 +75,20 @@ void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Respo
   q.resource_version = parse_rv(req.get_param_value("resourceVersion"));
   q.exact = req.get_param_value("resourceVersionMatch") == "Exact";
   q.not_older_than = req.get_param_value("resourceVersionMatch") == "NotOlderThan";
+  // The parameter rules of the real server's validation.
+  const std::string match = req.get_param_value("resourceVersionMatch");
+  std::string invalid;
+  if (!match.empty() && !req.has_param("resourceVersion")) {
+    invalid = "resourceVersionMatch is forbidden unless resourceVersion is provided";
+  } else if (!match.empty() && match != "Exact" && match != "NotOlderThan") {
+    invalid = "resourceVersionMatch: Unsupported value: \"" + match + "\"";
+  } else if (!q.continue_token.empty() && (req.has_param("resourceVersion") || !match.empty())) {
+    invalid = "specifying resource version is not allowed when using continue";
+  }
+  if (!invalid.empty()) {
+    json_answer(res, 400, status_body(400, "BadRequest", invalid));
+    return;
+  }
   ListAnswer answer = store.list(r, q);
   if (answer.status != 200) {
     json_answer(res, answer.status, answer.error_body);

@@ -310,6 +310,40 @@ TEST_CASE("fake API server: expired continue tokens and compacted resourceVersio
   REQUIRE(nolimit);
   CHECK(nolimit->status == 200);
   CHECK(body_json(nolimit)["items"].size() == 4);
+  // Explicitly not older than it, with a limit: the current state, no 410.
+  auto newer = c->Get("/api/v1/pods?resourceVersion=" + old +
+                      "&resourceVersionMatch=NotOlderThan&limit=10");
+  REQUIRE(newer);
+  CHECK(newer->status == 200);
+  CHECK(body_json(newer)["items"].size() == 4);
+  // resourceVersion=0: the watch cache's whole list, the limit ignored, no continue token.
+  auto cached = c->Get("/api/v1/pods?resourceVersion=0&limit=1");
+  REQUIRE(cached);
+  CHECK(body_json(cached)["items"].size() == 4);
+  CHECK(body_json(cached)["metadata"].value("continue", "") == "");
+  // Ahead of the server, Exact or not: 504 "Too large resource version".
+  const auto ahead = std::to_string(server.resource_version() + 10);
+  for (const std::string& query :
+       {"resourceVersion=" + ahead, "resourceVersion=" + ahead + "&resourceVersionMatch=Exact",
+        "resourceVersion=" + ahead + "&resourceVersionMatch=NotOlderThan"}) {
+    INFO(query);
+    auto answer = c->Get("/api/v1/pods?" + query);
+    REQUIRE(answer);
+    CHECK(answer->status == 504);
+    CHECK(body_json(answer)["message"].get<std::string>().rfind("Too large resource version", 0) ==
+          0);
+  }
+  // The parameter rules of the real server: 400.
+  const std::string fresh_token = again["metadata"]["continue"].get<std::string>();
+  const std::vector<std::string> invalid{"resourceVersionMatch=NotOlderThan",
+                                         "resourceVersion=1&resourceVersionMatch=Newest",
+                                         "limit=1&continue=" + fresh_token + "&resourceVersion=0"};
+  for (const std::string& query : invalid) {
+    INFO(query);
+    auto answer = c->Get("/api/v1/pods?" + query);
+    REQUIRE(answer);
+    CHECK(answer->status == 400);
+  }
 }
 
 TEST_CASE("fake API server: injected 401, 403, 429 with Retry-After, 500 and dropped connections",

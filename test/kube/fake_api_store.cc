@@ -316,8 +316,7 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     // collection in one answer (the limit ignored, no continue token), no read of etcd.
     limit = 0;
     ++cache_lists_;
-  } else if (q.continue_token.empty() && q.resource_version && *q.resource_version > rv_ &&
-             !q.exact) {
+  } else if (q.continue_token.empty() && q.resource_version && *q.resource_version > rv_) {
     // Newer than anything the server has seen: the watch cache waits, then gives up.
     answer.status = 504;
     answer.error_body = status_body(
@@ -330,6 +329,9 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
              q.limit == 0 && !q.exact) {
     ++cache_lists_;  // not older than a version it has, no limit: the watch cache, current state
   }
+  // Explicitly not older than a version it has, with a limit: etcd's current state, page by page
+  // (only an implicit match with a limit reads that old version, and 410s once compacted).
+  const bool at_version = q.exact || (q.limit > 0 && !q.not_older_than);
   if (!q.continue_token.empty()) {
     auto token = decode_continue(q.continue_token);
     if (!token) {
@@ -353,7 +355,7 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     }
     if (token->rv > 0) snapshot = std::min<uint64_t>(static_cast<uint64_t>(token->rv), rv_);
     start = prefix + token->start;
-  } else if (q.resource_version && *q.resource_version > 0 && (q.exact || q.limit > 0)) {
+  } else if (q.resource_version && *q.resource_version > 0 && at_version) {
     if (*q.resource_version < compacted_rv_) {
       answer.status = 410;
       answer.error_body =

@@ -204,17 +204,20 @@ TEST_CASE("the real binary serves the last plan at / and /plan.json, read-only",
         10));
     return process;
   };
-  SECTION("on by default: the HTML report and the JSON contract of the same plan") {
-    int port = 0;
-    auto process = start({}, &port);
-    httplib::Client http("127.0.0.1", port);
-    // Before the first cycle has planned (or while it runs), a 503 that says why.
-    REQUIRE(eventually(
+  // Waits for the first cycle's plan (until then /plan.json answers 503).
+  auto planned = [](httplib::Client& http) {
+    return eventually(
         [&] {
           auto plan = http.Get("/plan.json");
           return plan && plan->status == 200;
         },
-        15));
+        15);
+  };
+  SECTION("on by default: the HTML report and the JSON contract of the same plan") {
+    int port = 0;
+    auto process = start({}, &port);
+    httplib::Client http("127.0.0.1", port);
+    REQUIRE(planned(http));
     auto plan = http.Get("/plan.json");
     INFO(process->log());
     CHECK(plan->get_header_value("Content-Type") == "application/json");
@@ -261,12 +264,7 @@ TEST_CASE("the real binary serves the last plan at / and /plan.json, read-only",
     int port = 0;
     auto process = start({}, &port, url);
     httplib::Client http("127.0.0.1", port);
-    REQUIRE(eventually(
-        [&] {
-          auto plan = http.Get("/plan.json");
-          return plan && plan->status == 200;
-        },
-        15));
+    REQUIRE(planned(http));
     auto page = http.Get("/");
     REQUIRE(page);
     REQUIRE(page->status == 200);
