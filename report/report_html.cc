@@ -74,6 +74,7 @@ nlohmann::ordered_json page_data(const PlanView& view, const HtmlPage& page) {
   data["at"] = content.at;
   data["usageOrigin"] = content.usage_origin;
   data["report"] = report_content_json(content);
+  data["summaryLine"] = summary_line(content.summary);  // the table's last line, word for word
   data["notes"] = content.notes;
   add_watermarks(content, &data);
   nlohmann::ordered_json domains = nlohmann::ordered_json::array();

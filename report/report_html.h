@@ -29,7 +29,7 @@ struct HtmlPage {
 
 // The document the page draws: {"format": 1, "kind": "report" | "simulation" | "explain",
 // "title", "generator", "status", "at", "usageOrigin", "report": the JSON contract
-// (plan_view_json), "notes", "watermarkSets": [[cpu low, cpu high, memory low, memory high]]
+// (plan_view_json), "summaryLine" (the table's last line), "notes", "watermarkSets": [[cpu low, cpu high, memory low, memory high]]
 // (percent or null), "nodeWatermarks": per node an index into watermarkSets, "domains": [{"name",
 // "tier"}], "nodeDomains": per node indexes into domains, highest tier first, "simulation",
 // "explain"}.

@@ -153,9 +153,7 @@
       el("li", { class: cls, "data-summary": label }, [el("span", { class: "n", text: String(n) }), label])
     );
   }
-  let line = `${S.evictions} evictions; ${S.overutilized} overutilized, ${S.underutilized} underutilized, ${S.unknown} unknown nodes`;
-  if (S.unclassified > 0) line += `; ${S.unclassified} unclassified`;
-  $("summary-line").textContent = line;
+  $("summary-line").textContent = D.summaryLine;
 
   // ---------- the node map ----------
   const tiles = nodes.length > TILE_LIMIT;

@@ -310,6 +310,9 @@ async function checkThemesAndPrint(name, p, shot) {
   loadshift(["report", ...base, "--output", "html"], file);
   const p = await open(file, "example report");
   await checkReport("example", p.page, doc);
+  // The summary word for word as the terminal table's last line.
+  const table = loadshift(["report", ...base], join(out, "example.txt")).trim().split("\n");
+  equal(await p.page.textContent("#summary-line"), table[table.length - 1], "example: the summary line is the table's");
   await checkRamp("example", p.page);
   await checkContrast("example (light)", p.page);
   // The example's HyperNodes: the map is grouped by them, spines holding racks.

@@ -80,6 +80,7 @@ TEST_CASE("report html: one page, the document embedded once and equal to page_d
   CHECK(data["generator"] == "loadshift 9.9.9");
   CHECK(data["at"] == "2026-11-22T04:00:00Z");
   CHECK(data["usageOrigin"] == "file usage.json");
+  CHECK(data["summaryLine"] == "2 evictions; 1 overutilized, 1 underutilized, 1 unknown node");
   // The contract, as `report --output json` prints it.
   CHECK(data["report"] == report_json(*f.index, f.plan));
   CHECK(data["report"]["evictions"].size() == 2);
