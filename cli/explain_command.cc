@@ -246,9 +246,11 @@ int run_explain(const ExplainOptions& options, std::ostream& out, std::ostream& 
     }
   }
   out << "\nWhere the scheduler puts its replacement\n  ";
-  if (model.recreated_in_place(pod)) {
+  if (model.recreated_in_place(pod) && home != placement::kNoNode) {
     out << "back on " << name_of(snap, home) << ": its " << owner->kind
         << " recreates it on the same node\n";
+  } else if (model.recreated_in_place(pod)) {
+    out << "where its " << owner->kind << " puts it (not bound to a node yet)\n";
   } else if (!recreated) {
     out << "nowhere: " << owner_text << "\n";
   } else if (landing.best.empty()) {

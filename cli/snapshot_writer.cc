@@ -118,6 +118,10 @@ void ListFileWriter::restart(const kube::Collection&) {
 
 void ListFileWriter::flush_collection() {
   if (pending_ == nullptr) return;
+  // A write the disk refused shows here at the latest (rewind would drop the error).
+  if (std::fflush(pending_) != 0 || std::ferror(pending_)) {
+    throw std::runtime_error("cannot write a temporary file");
+  }
   std::rewind(pending_);
   if (!first_ && pending_count_ > 0) out_ << ",\n";
   char buffer[1 << 16];

@@ -5,7 +5,10 @@
 #include <zlib.h>
 #include <prometheus/text_serializer.h>
 
+#include <cctype>
+#include <cstdlib>
 #include <fstream>
+#include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -125,6 +128,7 @@ void set_plan_headers(httplib::Response& res, const PublishedPlan& plan) {
 
 // `text` as a gzip stream (zlib, default level); empty when zlib fails.
 std::string gzipped(const std::string& text) {
+  if (text.size() > std::numeric_limits<uInt>::max()) return "";  // (sent as it is)
   z_stream z{};
   if (deflateInit2(&z, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
     return "";
@@ -140,12 +144,33 @@ std::string gzipped(const std::string& text) {
   return done == Z_STREAM_END ? out : "";
 }
 
-// True when the client takes gzip (its Accept-Encoding names it, without q=0).
+// True when the client takes gzip: an entry of its Accept-Encoding names gzip or x-gzip (any
+// case) with a q-value above 0, or with none.
 bool takes_gzip(const httplib::Request& req) {
-  const std::string accept = req.get_header_value("Accept-Encoding");
-  const size_t at = accept.find("gzip");
-  return at != std::string::npos && accept.compare(at, 10, "gzip;q=0.0") != 0 &&
-         accept.compare(at, 8, "gzip;q=0") != 0;
+  std::istringstream accept(req.get_header_value("Accept-Encoding"));
+  auto trim = [](std::string text) {
+    const size_t from = text.find_first_not_of(" \t");
+    const size_t to = text.find_last_not_of(" \t");
+    return from == std::string::npos ? std::string() : text.substr(from, to - from + 1);
+  };
+  auto lower = [](std::string text) {
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return text;
+  };
+  for (std::string entry; std::getline(accept, entry, ',');) {
+    std::istringstream parts(entry);
+    std::string name;
+    std::getline(parts, name, ';');
+    name = lower(trim(name));
+    if (name != "gzip" && name != "x-gzip") continue;
+    double q = 1;
+    for (std::string param; std::getline(parts, param, ';');) {
+      param = lower(trim(param));
+      if (param.rfind("q=", 0) == 0) q = std::strtod(param.c_str() + 2, nullptr);
+    }
+    if (q > 0) return true;
+  }
+  return false;
 }
 
 // Sends `body` without copying it (it stays alive with the response).

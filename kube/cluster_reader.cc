@@ -73,7 +73,7 @@ std::string to_string(ListSource source, const std::string& not_older_than) {
 namespace {
 
 // The server would not serve the list from its watch cache, but may read it consistently: a
-// version it cannot serve (410 Expired: an old one with a limit; 504 "Too large resource
+// version it cannot serve (410 Expired: an old one it reads from etcd; 504 "Too large resource
 // version"), or a parameter it does not know (400, 422). Not the RBAC's answer (401, 403), nor a
 // missing collection (404), nor an overloaded server (429, 5xx but 504): those stand either way.
 bool refused_source(const ApiError& e) {
@@ -94,8 +94,8 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
   while (true) {
     // The first page names the source; the pages after it only their continue token (the
     // server refuses a resourceVersion beside one).
-    // kNotOlderThan goes without a limit: with one, a v1.28 server reads an old version from
-    // etcd (410 once compacted); without, its watch cache answers with its current state.
+    // kNotOlderThan goes without a limit: with one, a v1.28 server skips its watch cache and
+    // reads etcd, page by page; without, its watch cache answers with its current state.
     std::string path = collection.path + "?";
     if (!continue_token.empty()) {
       path += "limit=" + std::to_string(options.page_size) +

@@ -859,8 +859,9 @@
     if (x.nodeClass) facts.push(["its node is", x.nodeClass + (x.nodeWhy ? ` (${x.nodeWhy})` : "")]);
     const l = x.landing;
     let where;
-    if (l.inPlace) where = `back on ${x.node}: its owner (${x.owner}) recreates it on the same node`;
-    else if (!l.recreated) where = "nowhere: nothing recreates it (" + x.owner + ")";
+    if (l.inPlace && x.node) where = `back on ${x.node}: its owner (${x.owner}) recreates it on the same node`;
+    else if (l.inPlace) where = `where its owner (${x.owner}) puts it (not bound to a node yet)`;
+    else if (!l.recreated) where = "nowhere: " + x.owner;
     else if (l.nodes.length === 0) where = "nowhere: no node admits a new copy";
     else where = `${l.nodes.join(", ")} (score ${l.score}; 1 in ${l.nodes.length} each)`;
     facts.push(["replacement lands on", where]);

@@ -79,6 +79,18 @@ TEST_CASE("status page: no plan is a 503 that says why; a plan is the page and i
   REQUIRE(packed);
   CHECK(packed->get_header_value("Content-Encoding") == "gzip");
   CHECK(packed->body == page->body);
+  for (const char* refusing : {"identity", "gzip; q=0", "GZIP;Q=0.0, deflate", "br"}) {
+    INFO(refusing);
+    auto answer = http.Get("/", {{"Accept-Encoding", refusing}});
+    REQUIRE(answer);
+    CHECK(answer->get_header_value("Content-Encoding").empty());
+  }
+  for (const char* taking : {"gzip;q=0.5", "x-gzip;q=0, GZIP", "deflate, gzip ; q=1"}) {
+    INFO(taking);
+    auto answer = http.Get("/", {{"Accept-Encoding", taking}});
+    REQUIRE(answer);
+    CHECK(answer->get_header_value("Content-Encoding") == "gzip");
+  }
   auto plain = http.Get("/", {{"Accept-Encoding", "identity"}});
   REQUIRE(plain);
   CHECK(plain->get_header_value("Content-Encoding").empty());

@@ -77,12 +77,16 @@ void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Respo
   q.not_older_than = req.get_param_value("resourceVersionMatch") == "NotOlderThan";
   // The parameter rules of the real server's validation.
   const std::string match = req.get_param_value("resourceVersionMatch");
+  const std::string version = req.get_param_value("resourceVersion");
   std::string invalid;
-  if (!match.empty() && !req.has_param("resourceVersion")) {
+  if (!match.empty() && version.empty()) {
     invalid = "resourceVersionMatch is forbidden unless resourceVersion is provided";
   } else if (!match.empty() && match != "Exact" && match != "NotOlderThan") {
     invalid = "resourceVersionMatch: Unsupported value: \"" + match + "\"";
-  } else if (!q.continue_token.empty() && (req.has_param("resourceVersion") || !match.empty())) {
+  } else if (match == "Exact" && version == "0") {
+    invalid = "resourceVersionMatch \"Exact\" is forbidden for resourceVersion \"0\"";
+  } else if (!q.continue_token.empty() && ((!version.empty() && version != "0") || !match.empty())) {
+    // (resourceVersion=0 beside continue is accepted, as the real server accepts it.)
     invalid = "specifying resource version is not allowed when using continue";
   }
   if (!invalid.empty()) {

@@ -337,7 +337,8 @@ TEST_CASE("fake API server: expired continue tokens and compacted resourceVersio
   const std::string fresh_token = again["metadata"]["continue"].get<std::string>();
   const std::vector<std::string> invalid{"resourceVersionMatch=NotOlderThan",
                                          "resourceVersion=1&resourceVersionMatch=Newest",
-                                         "limit=1&continue=" + fresh_token + "&resourceVersion=0"};
+                                         "limit=1&continue=" + fresh_token + "&resourceVersion=1",
+                                         "resourceVersion=0&resourceVersionMatch=Exact"};
   for (const std::string& query : invalid) {
     INFO(query);
     auto answer = c->Get("/api/v1/pods?" + query);
