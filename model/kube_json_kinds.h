@@ -193,7 +193,7 @@ inline bool read_inter_pod_terms(Decoding& d, od::value& value, InterPodTerms& t
 
 inline bool read_affinity(Decoding& d, od::value& value, Pod& pod) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
-    if (key == "nodeAffinity") return read_node_affinity(d, field, pod.node_affinity);
+    if (key == "nodeAffinity") return read_node_affinity(d, field, pod.node_affinity.edit());
     if (key == "podAffinity") return read_inter_pod_terms(d, field, pod.pod_affinity);
     if (key == "podAntiAffinity") return read_inter_pod_terms(d, field, pod.pod_anti_affinity);
     return true;
@@ -274,7 +274,7 @@ inline bool read_pod_spec(Decoding& d, od::value& value, Pod& pod) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {
     if (key == "containers" || key == "initContainers") {
       bool init = key == "initContainers";
-      std::vector<Container>& containers = init ? pod.init_containers : pod.containers;
+      std::vector<Container>& containers = init ? pod.init_containers : pod.containers.edit();
       return visit_array(d, field, [&](od::value& element, size_t) {
         return read_container(d, element, init, containers.emplace_back(), pod);
       });
@@ -294,7 +294,7 @@ inline bool read_pod_spec(Decoding& d, od::value& value, Pod& pod) {
     }
     if (key == "tolerations") {
       return visit_array(d, field, [&](od::value& element, size_t) {
-        return read_toleration(d, element, pod.tolerations.emplace_back());
+        return read_toleration(d, element, pod.tolerations.edit().emplace_back());
       });
     }
     if (key == "volumes") {

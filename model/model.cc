@@ -8,13 +8,16 @@ StringMap::StringMap(std::vector<std::pair<std::string, std::string>> pairs) {
   // Stable sort keeps input order among equal keys, so the last one can win.
   std::stable_sort(pairs.begin(), pairs.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<std::string, std::string>> items;
+  items.reserve(pairs.size());
   for (auto& pair : pairs) {
-    if (!items_.empty() && items_.back().first == pair.first) {
-      items_.back().second = std::move(pair.second);
+    if (!items.empty() && items.back().first == pair.first) {
+      items.back().second = std::move(pair.second);
     } else {
-      items_.push_back(std::move(pair));
+      items.push_back(std::move(pair));
     }
   }
+  if (!items.empty()) items_ = std::move(items);
 }
 
 const std::string* StringMap::find(std::string_view key) const {
@@ -24,12 +27,13 @@ const std::string* StringMap::find(std::string_view key) const {
 }
 
 void StringMap::set(std::string key, std::string value) {
-  auto it = std::lower_bound(items_.begin(), items_.end(), key,
+  std::vector<std::pair<std::string, std::string>>& items = items_.edit();
+  auto it = std::lower_bound(items.begin(), items.end(), key,
                              [](const auto& item, const std::string& k) { return item.first < k; });
-  if (it != items_.end() && it->first == key) {
+  if (it != items.end() && it->first == key) {
     it->second = std::move(value);
   } else {
-    items_.insert(it, {std::move(key), std::move(value)});
+    items.insert(it, {std::move(key), std::move(value)});
   }
 }
 

@@ -16,8 +16,8 @@
 
 #include "model/object_list.h"
 #include "model/pod_conditions.h"
-
 #include "model/resources.h"
+#include "model/shared_value.h"
 
 namespace loadshift::model {
 
@@ -34,12 +34,16 @@ class StringMap {
   // Inserts or replaces; keeps the map sorted.
   void set(std::string key, std::string value);
 
-  const std::vector<std::pair<std::string, std::string>>& items() const { return items_; }
+  const std::vector<std::pair<std::string, std::string>>& items() const { return *items_; }
   bool empty() const { return items_.empty(); }
   size_t size() const { return items_.size(); }
 
+  // Equal when they hold the same pairs. Copies share their pairs (model/shared_value.h).
+  friend bool operator==(const StringMap&, const StringMap&) = default;
+  friend void share_alike(struct Pod& pod);  // model/value_pool.h pools a pod's labels
+
  private:
-  std::vector<std::pair<std::string, std::string>> items_;
+  Shared<std::vector<std::pair<std::string, std::string>>> items_;
 };
 
 struct ObjectMeta {
@@ -59,6 +63,7 @@ struct OwnerReference {
   std::string name;
   std::string uid;
   bool controller = false;
+  friend bool operator==(const OwnerReference&, const OwnerReference&) = default;
 };
 
 // ---- taints and tolerations -------------------------------------------------------------
@@ -80,6 +85,7 @@ struct Toleration {
   std::string value;
   std::optional<TaintEffect> effect;  // empty: every effect
   std::optional<int64_t> toleration_seconds;
+  friend bool operator==(const Toleration&, const Toleration&) = default;
 };
 
 // ---- node selection ----------------------------------------------------------------------
@@ -91,17 +97,20 @@ struct NodeSelectorRequirement {
   std::string key;
   SelectorOperator op = SelectorOperator::kIn;
   std::vector<std::string> values;
+  friend bool operator==(const NodeSelectorRequirement&, const NodeSelectorRequirement&) = default;
 };
 
 // Expressions and fields are ANDed. A term with neither matches no node (as in the scheduler).
 struct NodeSelectorTerm {
   std::vector<NodeSelectorRequirement> match_expressions;
   std::vector<NodeSelectorRequirement> match_fields;  // only key metadata.name is meaningful
+  friend bool operator==(const NodeSelectorTerm&, const NodeSelectorTerm&) = default;
 };
 
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+  friend bool operator==(const PreferredSchedulingTerm&, const PreferredSchedulingTerm&) = default;
 };
 
 struct NodeAffinity {
@@ -109,6 +118,7 @@ struct NodeAffinity {
   // requirement. An present-but-empty list matches nothing, as in the scheduler.
   std::optional<std::vector<NodeSelectorTerm>> required;
   std::vector<PreferredSchedulingTerm> preferred;
+  friend bool operator==(const NodeAffinity&, const NodeAffinity&) = default;
 };
 
 struct LabelSelectorRequirement {
@@ -203,6 +213,7 @@ struct Container {
   ResourceList requests;
   ResourceList limits;
   bool restart_always = false;  // init containers with restartPolicy Always (sidecars)
+  friend bool operator==(const Container&, const Container&) = default;
 };
 
 // Kinds of volumes, as far as eviction rules care.
@@ -233,24 +244,27 @@ struct ContainerStatus {
   friend bool operator==(const ContainerStatus&, const ContainerStatus&) = default;
 };
 
+// The labels, owners, containers, node affinity and tolerations of a pod are Shared: the pods of
+// one workload hold one copy of each (model/value_pool.h). Read them as the values they wrap;
+// write through edit().
 struct Pod {
   ObjectMeta meta;
-  std::vector<OwnerReference> owners;
+  Shared<std::vector<OwnerReference>> owners;
   std::string node_name;
   PodPhase phase = PodPhase::kPending;
   std::optional<int32_t> priority;  // spec.priority, filled by admission from the class
   std::string priority_class_name;
   std::string scheduler_name;  // "default-scheduler" when unset
   std::string qos_class;       // status.qosClass, may be empty
-  std::vector<Container> containers;
+  Shared<std::vector<Container>> containers;
   std::vector<Container> init_containers;
   ResourceList overhead;
   StringMap node_selector;
-  NodeAffinity node_affinity;
+  Shared<NodeAffinity> node_affinity;
   InterPodTerms pod_affinity;       // spec.affinity.podAffinity
   InterPodTerms pod_anti_affinity;  // spec.affinity.podAntiAffinity
   std::vector<TopologySpreadConstraint> topology_spread;  // spec.topologySpreadConstraints
-  std::vector<Toleration> tolerations;
+  Shared<std::vector<Toleration>> tolerations;
   std::vector<Volume> volumes;
   std::vector<int32_t> host_ports;   // containers[].ports[].hostPort when set (TCP/UDP/SCTP mixed)
   bool has_resource_claims = false;  // spec.resourceClaims (DRA)

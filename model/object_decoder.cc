@@ -10,6 +10,7 @@
 #include "model/json_reading.h"
 #include "model/kube_json_kinds.h"
 #include "model/kube_json_storage.h"
+#include "model/value_pool.h"
 
 namespace loadshift::model {
 namespace {
@@ -111,7 +112,7 @@ class Target {
         break;
       case Kind::kPod:
         meta_ = &snapshot.pods.emplace_back().meta;
-        owners_ = &snapshot.pods.back().owners;
+        owners_ = &snapshot.pods.back().owners.edit();
         break;
       case Kind::kPriorityClass:
         snapshot.priority_classes.emplace_back();
@@ -192,6 +193,7 @@ class Target {
         if (snapshot_.pods.back().scheduler_name.empty()) {
           snapshot_.pods.back().scheduler_name = "default-scheduler";
         }
+        share_alike(snapshot_.pods.back());
         break;
       case Kind::kPriorityClass:
         snapshot_.priority_classes.back().name = std::move(meta_->name);

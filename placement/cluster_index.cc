@@ -52,10 +52,10 @@ void write_constraints_key(const model::Pod& pod, std::string& key) {
     append_field(key, k);
     append_field(key, v);
   }
-  if (pod.node_affinity.required) {
+  if (pod.node_affinity->required) {
     key += 'a';
-    append_count(key, pod.node_affinity.required->size());
-    for (const model::NodeSelectorTerm& term : *pod.node_affinity.required) {
+    append_count(key, pod.node_affinity->required->size());
+    for (const model::NodeSelectorTerm& term : *pod.node_affinity->required) {
       append_requirements(key, term.match_expressions);
       append_requirements(key, term.match_fields);
     }

@@ -229,8 +229,8 @@ void read_product_choice(const model::Pod& pod, PodGpuDemand* d) {
   for (const auto& [key, value] : pod.node_selector.items()) {
     if (is_model_key(key)) d->has_product_constraint = true;
   }
-  if (pod.node_affinity.required) {
-    for (const model::NodeSelectorTerm& term : *pod.node_affinity.required) {
+  if (pod.node_affinity->required) {
+    for (const model::NodeSelectorTerm& term : *pod.node_affinity->required) {
       for (const model::NodeSelectorRequirement& r : term.match_expressions) {
         if (is_model_key(r.key)) d->has_product_constraint = true;
       }

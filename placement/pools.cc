@@ -32,8 +32,8 @@ std::string join(const std::vector<std::string>& values) {
 
 bool affinity_allows_pool(const model::Pod& pod, std::string_view pool_key,
                           const std::string& pool) {
-  if (!pod.node_affinity.required) return true;
-  const auto& terms = *pod.node_affinity.required;
+  if (!pod.node_affinity->required) return true;
+  const auto& terms = *pod.node_affinity->required;
   return std::any_of(terms.begin(), terms.end(), [&](const model::NodeSelectorTerm& term) {
     return term_allows_pool(term, pool_key, pool);
   });
@@ -48,7 +48,7 @@ PodPools pod_pools(const model::Pod& pod, std::string_view pool_key,
     }
   }
   int32_t best_weight = 0;
-  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity->preferred) {
     if (term.weight <= best_weight) continue;
     for (const model::NodeSelectorRequirement& r : term.preference.match_expressions) {
       if (r.key == pool_key && r.op == model::SelectorOperator::kIn && !r.values.empty()) {

@@ -229,8 +229,8 @@ bool term_matches(const model::NodeSelectorTerm& term, const model::Node& node) 
 }
 
 bool check_node_affinity(const model::Pod& pod, const model::Node& node, Reasons* out) {
-  if (!pod.node_affinity.required) return true;
-  const auto& terms = *pod.node_affinity.required;
+  if (!pod.node_affinity->required) return true;
+  const auto& terms = *pod.node_affinity->required;
   for (const model::NodeSelectorTerm& term : terms) {
     if (term_matches(term, node)) return true;
   }
@@ -265,7 +265,7 @@ bool check_node_affinity(const model::Pod& pod, const model::Node& node, Reasons
 
 int64_t preferred_affinity_score(const model::Pod& pod, const model::Node& node) {
   int64_t score = 0;
-  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity->preferred) {
     if (term.weight != 0 && term_matches(term.preference, node)) score += term.weight;
   }
   return score;

@@ -359,7 +359,7 @@ std::vector<NodeScore> SchedulerModel::scores(PodId pod, std::span<const NodeId>
     if (volcano) s.usage = usage_score(node);
     taints.push_back(untolerated_soft_taints(pod, node));
     affinity.push_back(
-        p.node_affinity.preferred.empty() ? 0 : preferred_affinity_score(p, snapshot.nodes[node]));
+        p.node_affinity->preferred.empty() ? 0 : preferred_affinity_score(p, snapshot.nodes[node]));
     InterPodScore ip;
     if (rules != nullptr)
       ip = score_inter_pod(index_.pod_topology(), *rules, pod, at, node, ledger);

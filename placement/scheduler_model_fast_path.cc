@@ -22,7 +22,7 @@ bool SchedulerModel::totals_known_before_filters(PodId pod) const {
   if (default_spreading(pod) && index_.snapshot().nodes.size() <= kMinFeasibleNodesToFind) {
     return false;
   }
-  return !any_soft_taint_ && p.node_affinity.preferred.empty() &&
+  return !any_soft_taint_ && p.node_affinity->preferred.empty() &&
          index_.pod_topology().rules(pod) == nullptr;
 }
 

@@ -53,7 +53,7 @@ void run_required(const policy::NodeAffinityArgs& args, const ProfileScope& scop
     const model::Node& n = snapshot.nodes[node];
     for (PodId pod : ctx.index().pods_on(node)) {
       const model::Pod& p = snapshot.pods[pod];
-      if (!p.node_affinity.required || p.node_affinity.required->empty()) continue;
+      if (!p.node_affinity->required || p.node_affinity->required->empty()) continue;
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
       placement::Reasons violated;
       placement::check_node_selector(p, n, &violated);
@@ -92,7 +92,7 @@ std::string preference_key(const model::Pod& pod) {
       key += '\x1e';
     }
   };
-  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity->preferred) {
     key += std::to_string(term.weight);
     key += '\x1d';
     add_requirements(term.preference.match_expressions);
@@ -139,7 +139,7 @@ std::string preference_text(const PlanContext& ctx, const model::Pod& pod, NodeI
   const std::string& pool_key = ctx.index().options().pool_label;
   const model::PreferredSchedulingTerm* best = nullptr;
   const model::NodeSelectorRequirement* pools = nullptr;
-  for (const model::PreferredSchedulingTerm& term : pod.node_affinity.preferred) {
+  for (const model::PreferredSchedulingTerm& term : pod.node_affinity->preferred) {
     if (best != nullptr && term.weight <= best->weight) continue;
     for (const model::NodeSelectorRequirement& r : term.preference.match_expressions) {
       if (r.key == pool_key && r.op == model::SelectorOperator::kIn && !r.values.empty()) {
@@ -173,7 +173,7 @@ void run_preferred(const policy::NodeAffinityArgs& args, const ProfileScope& sco
     const model::Node& n = snapshot.nodes[node];
     for (PodId pod : ctx.index().pods_on(node)) {
       const model::Pod& p = snapshot.pods[pod];
-      if (p.node_affinity.preferred.empty()) continue;
+      if (p.node_affinity->preferred.empty()) continue;
       if (ctx.planned(pod) || !args_select_pod(p, args.namespaces, args.label_selector)) continue;
       std::string key = preference_key(p);
       auto row = rows.find(key);

@@ -99,8 +99,8 @@ std::string constraint_key(const Constraint& c, const Pod& owner) {
   if (spec.node_affinity_policy == InclusionPolicy::kHonor) {
     key += "affinity:";
     for (const auto& [k, v] : owner.node_selector.items()) key += k + "=" + v + ",";
-    if (owner.node_affinity.required) {
-      for (const model::NodeSelectorTerm& term : *owner.node_affinity.required) {
+    if (owner.node_affinity->required) {
+      for (const model::NodeSelectorTerm& term : *owner.node_affinity->required) {
         key += "{";
         append_requirements(key, term.match_expressions);
         key += "|";
@@ -136,8 +136,8 @@ bool included(const Constraint& c, const Pod& owner, const model::Node& node) {
 }
 
 bool has_selector_or_affinity(const Pod& pod) {
-  return !pod.node_selector.empty() || pod.node_affinity.required.has_value() ||
-         !pod.node_affinity.preferred.empty();
+  return !pod.node_selector.empty() || pod.node_affinity->required.has_value() ||
+         !pod.node_affinity->preferred.empty();
 }
 
 std::string average_text(double value) {

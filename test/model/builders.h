@@ -50,7 +50,7 @@ inline Pod make_pod(const std::string& name, int64_t cpu_milli = 100,
   c.name = "main";
   c.requests.cpu_milli = cpu_milli;
   c.requests.memory = memory;
-  pod.containers.push_back(c);
+  pod.containers.edit().push_back(c);
   return pod;
 }
 
@@ -76,15 +76,15 @@ inline void seed_pool_rules(Pod& pod, const std::string& own) {
   NodeSelectorTerm required;
   required.match_expressions.push_back(
       req("maip.mxsf.io/node.usage", SelectorOperator::kIn, {own, "hybrid"}));
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{required};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{required};
   PreferredSchedulingTerm preferred;
   preferred.weight = 100;
   preferred.preference.match_expressions.push_back(
       req("maip.mxsf.io/node.usage", SelectorOperator::kIn, {own}));
-  pod.node_affinity.preferred.push_back(preferred);
-  pod.tolerations.push_back(tolerate("maip.mxsf.io/node.usage", own));
-  pod.tolerations.push_back(tolerate("maip.mxsf.io/node.usage", "hybrid"));
-  pod.tolerations.push_back(tolerate("nvidia.com/gpu.product", "NVIDIA-H20"));
+  pod.node_affinity.edit().preferred.push_back(preferred);
+  pod.tolerations.edit().push_back(tolerate("maip.mxsf.io/node.usage", own));
+  pod.tolerations.edit().push_back(tolerate("maip.mxsf.io/node.usage", "hybrid"));
+  pod.tolerations.edit().push_back(tolerate("nvidia.com/gpu.product", "NVIDIA-H20"));
 }
 
 }  // namespace loadshift::testing

@@ -273,8 +273,8 @@ TEST_CASE("a Pod without optional fields gets the defaults", "[decode]") {
   CHECK(pod.scheduler_name == "default-scheduler");
   CHECK(pod.phase == PodPhase::kPending);
   CHECK_FALSE(pod.priority.has_value());
-  CHECK_FALSE(pod.node_affinity.required.has_value());
-  CHECK(pod.node_affinity.preferred.empty());
+  CHECK_FALSE(pod.node_affinity->required.has_value());
+  CHECK(pod.node_affinity->preferred.empty());
   CHECK_FALSE(pod.has_resource_claims);
   CHECK(pod.host_ports.empty());
   CHECK(pod.owners.empty());
@@ -291,12 +291,12 @@ TEST_CASE("required node affinity with no terms is kept apart from no requiremen
       {"requiredDuringSchedulingIgnoredDuringExecution": null}}}}
   ]})");
   REQUIRE(snapshot.pods.size() == 3);
-  REQUIRE(snapshot.pods[0].node_affinity.required.has_value());
-  CHECK(snapshot.pods[0].node_affinity.required->empty());
+  REQUIRE(snapshot.pods[0].node_affinity->required.has_value());
+  CHECK(snapshot.pods[0].node_affinity->required->empty());
   CHECK(snapshot.pods[0].scheduler_name == "volcano");
-  REQUIRE(snapshot.pods[1].node_affinity.required.has_value());
-  CHECK(snapshot.pods[1].node_affinity.required->empty());
-  CHECK_FALSE(snapshot.pods[2].node_affinity.required.has_value());
+  REQUIRE(snapshot.pods[1].node_affinity->required.has_value());
+  CHECK(snapshot.pods[1].node_affinity->required->empty());
+  CHECK_FALSE(snapshot.pods[2].node_affinity->required.has_value());
 }
 
 TEST_CASE("a Pod's status reason and container statuses are decoded", "[decode]") {

@@ -95,8 +95,8 @@ spec:
   CHECK(pod.host_ports == std::vector<int32_t>{80});
   CHECK(pod.tolerations[0].toleration_seconds == 60);
   CHECK(*pod.node_selector.find("disk") == "ssd");
-  CHECK(pod.node_affinity.preferred[0].weight == 10);
-  CHECK(pod.node_affinity.preferred[0].preference.match_expressions[0].values ==
+  CHECK(pod.node_affinity->preferred[0].weight == 10);
+  CHECK(pod.node_affinity->preferred[0].preference.match_expressions[0].values ==
         std::vector<std::string>{"8"});
 }
 

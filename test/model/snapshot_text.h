@@ -155,13 +155,13 @@ class SnapshotText {
     resources("overhead", pod.overhead);
     map("nodeSelector", pod.node_selector);
     out_ << " required=";
-    if (pod.node_affinity.required) {
-      for (const NodeSelectorTerm& t : *pod.node_affinity.required) term(t);
+    if (pod.node_affinity->required) {
+      for (const NodeSelectorTerm& t : *pod.node_affinity->required) term(t);
     } else {
       out_ << "none";
     }
     out_ << " preferred=";
-    for (const PreferredSchedulingTerm& p : pod.node_affinity.preferred) {
+    for (const PreferredSchedulingTerm& p : pod.node_affinity->preferred) {
       out_ << p.weight;
       term(p.preference);
     }

@@ -45,8 +45,8 @@ inline Node native_node(const std::string& name, const std::string& product, int
 
 inline Pod gpu_pod(const std::string& name, const std::string& node, int64_t gpus = 1) {
   Pod pod = make_pod(name, 100, int64_t{256} << 20, node);
-  pod.containers[0].requests.set("nvidia.com/gpu", gpus);
-  pod.containers[0].limits.set("nvidia.com/gpu", gpus);
+  pod.containers.edit()[0].requests.set("nvidia.com/gpu", gpus);
+  pod.containers.edit()[0].limits.set("nvidia.com/gpu", gpus);
   return pod;
 }
 
@@ -54,8 +54,8 @@ inline Pod gpu_pod(const std::string& name, const std::string& node, int64_t gpu
 inline Pod hami_pod(const std::string& name, const std::string& node, int64_t mem, int64_t cores,
              const std::string& device) {
   Pod pod = gpu_pod(name, node);
-  pod.containers[0].limits.set("nvidia.com/gpumem", mem);
-  pod.containers[0].limits.set("nvidia.com/gpucores", cores);
+  pod.containers.edit()[0].limits.set("nvidia.com/gpumem", mem);
+  pod.containers.edit()[0].limits.set("nvidia.com/gpucores", cores);
   pod.scheduler_name = "hami-scheduler";
   pod.meta.annotations.set("hami.io/vgpu-node", node);
   pod.meta.annotations.set("hami.io/bind-phase", "success");
@@ -66,7 +66,7 @@ inline Pod hami_pod(const std::string& name, const std::string& node, int64_t me
 }
 
 inline void own_by(Pod& pod, const std::string& owner_uid) {
-  pod.owners.push_back(OwnerReference{"batch.volcano.sh/v1alpha1", "Job", "job", owner_uid, true});
+  pod.owners.edit().push_back(OwnerReference{"batch.volcano.sh/v1alpha1", "Job", "job", owner_uid, true});
 }
 
 struct GpuFixture {

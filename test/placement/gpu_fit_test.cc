@@ -98,7 +98,7 @@ TEST_CASE("MIG pods need their profile and a settled MIG layout", "[gpu]") {
   f.snapshot.nodes.push_back(native_node("single-src", "NVIDIA-A100-SXM4-40GB-MIG-1g.5gb", 14));
   f.snapshot.nodes.push_back(native_node("single-2g", "NVIDIA-A100-SXM4-40GB-MIG-2g.10gb", 6));
   Pod mig = make_pod("mig", 100, 1 << 20, "src");
-  mig.containers[0].requests.set("nvidia.com/mig-1g.5gb", 1);
+  mig.containers.edit()[0].requests.set("nvidia.com/mig-1g.5gb", 1);
   f.snapshot.pods.push_back(mig);
   f.snapshot.pods.push_back(gpu_pod("single", "single-src"));
   Pod single_free = gpu_pod("single-free", "single-src");
@@ -129,9 +129,9 @@ TEST_CASE("HAMi shared pods fit device by device", "[gpu]") {
   f.snapshot.pods.push_back(hami_pod("small", "src", 4000, 30, "GPU-src-0"));
   f.snapshot.pods.push_back(hami_pod("big", "src", 22000, 30, "GPU-src-0"));
   Pod exclusive = hami_pod("exclusive", "src", 0, 100, "GPU-src-1");
-  exclusive.containers[0].limits = ResourceList();
-  exclusive.containers[0].limits.set("nvidia.com/gpu", 2);
-  exclusive.containers[0].requests.set("nvidia.com/gpu", 2);
+  exclusive.containers.edit()[0].limits = ResourceList();
+  exclusive.containers.edit()[0].limits.set("nvidia.com/gpu", 2);
+  exclusive.containers.edit()[0].requests.set("nvidia.com/gpu", 2);
   f.snapshot.pods.push_back(exclusive);
   GpuIndex gpus = f.index();
 
@@ -195,7 +195,7 @@ TEST_CASE("HAMi numa-bind and use-gputype are honoured per device", "[gpu]") {
   f.snapshot.nodes.push_back(hami_node("src"));
   f.snapshot.nodes.push_back(hami_node("dst"));  // two devices on NUMA 0 and 1
   Pod numa = hami_pod("numa", "src", 1000, 10, "GPU-src-0");
-  numa.containers[0].limits.set("nvidia.com/gpu", 2);
+  numa.containers.edit()[0].limits.set("nvidia.com/gpu", 2);
   numa.meta.annotations.set("nvidia.com/numa-bind", "true");
   f.snapshot.pods.push_back(numa);
   Pod typed = hami_pod("typed", "src", 1000, 10, "GPU-src-0");
@@ -244,13 +244,13 @@ TEST_CASE("Volcano vGPU and MetaX sGPU pods fit per device", "[gpu]") {
   f.snapshot.nodes.push_back(vgpu_node("v-src", "GPU-s,10,24576,NVIDIA-L4,true,hami-core:"));
   f.snapshot.nodes.push_back(vgpu_node("v-dst", "GPU-d,10,24576,NVIDIA-L4,true,hami-core:"));
   Pod resident = make_pod("resident", 100, 1 << 20, "v-dst");
-  resident.containers[0].limits.set("volcano.sh/vgpu-number", 1);
-  resident.containers[0].limits.set("volcano.sh/vgpu-memory", 10000);
+  resident.containers.edit()[0].limits.set("volcano.sh/vgpu-number", 1);
+  resident.containers.edit()[0].limits.set("volcano.sh/vgpu-memory", 10000);
   resident.meta.annotations.set("volcano.sh/vgpu-ids-new", "GPU-d,NVIDIA,10000,0:;");
   f.snapshot.pods.push_back(resident);
   Pod mover = make_pod("mover", 100, 1 << 20, "v-src");
-  mover.containers[0].limits.set("volcano.sh/vgpu-number", 1);
-  mover.containers[0].limits.set("volcano.sh/vgpu-memory", 8000);
+  mover.containers.edit()[0].limits.set("volcano.sh/vgpu-number", 1);
+  mover.containers.edit()[0].limits.set("volcano.sh/vgpu-memory", 8000);
   mover.meta.annotations.set("volcano.sh/vgpu-ids-new", "GPU-s,NVIDIA,8000,0:;");
   f.snapshot.pods.push_back(mover);
 
@@ -267,20 +267,20 @@ TEST_CASE("Volcano vGPU and MetaX sGPU pods fit per device", "[gpu]") {
   f.snapshot.nodes.push_back(sgpu_node("m-src"));
   f.snapshot.nodes.push_back(sgpu_node("m-dst"));
   Pod sgpu_resident = make_pod("sgpu-resident", 100, 1 << 20, "m-dst");
-  sgpu_resident.containers[0].limits.set("metax-tech.com/sgpu", 1);
-  sgpu_resident.containers[0].limits.set("metax-tech.com/vcore", 60);
+  sgpu_resident.containers.edit()[0].limits.set("metax-tech.com/sgpu", 1);
+  sgpu_resident.containers.edit()[0].limits.set("metax-tech.com/vcore", 60);
   sgpu_resident.meta.annotations.set("hami.io/metax-sgpu-devices-allocated",
                                      "m-dst-0,Metax-SGPU,4096,60:;");
   f.snapshot.pods.push_back(sgpu_resident);
   Pod sgpu = make_pod("sgpu", 100, 1 << 20, "m-src");
-  sgpu.containers[0].limits.set("metax-tech.com/sgpu", 1);
-  sgpu.containers[0].limits.set("metax-tech.com/vcore", 60);
-  sgpu.containers[0].limits.set("metax-tech.com/vmemory", 4);
+  sgpu.containers.edit()[0].limits.set("metax-tech.com/sgpu", 1);
+  sgpu.containers.edit()[0].limits.set("metax-tech.com/vcore", 60);
+  sgpu.containers.edit()[0].limits.set("metax-tech.com/vmemory", 4);
   f.snapshot.pods.push_back(sgpu);
   Pod small = make_pod("sgpu-small", 100, 1 << 20, "m-src");
-  small.containers[0].limits.set("metax-tech.com/sgpu", 1);
-  small.containers[0].limits.set("metax-tech.com/vcore", 40);
-  small.containers[0].limits.set("metax-tech.com/vmemory", 4);
+  small.containers.edit()[0].limits.set("metax-tech.com/sgpu", 1);
+  small.containers.edit()[0].limits.set("metax-tech.com/vcore", 40);
+  small.containers.edit()[0].limits.set("metax-tech.com/vmemory", 4);
   f.snapshot.pods.push_back(small);
   GpuIndex gpus = f.index();
 
@@ -316,7 +316,7 @@ TEST_CASE("gpu-group-size keeps a pod in its peers' node group", "[gpu]") {
   f.snapshot.nodes.push_back(metax_node("plain", ""));
   auto worker = [&](const std::string& name, const std::string& node) {
     Pod pod = make_pod(name, 100, 1 << 20, node);
-    pod.containers[0].requests.set("metax-tech.com/gpu", 8);
+    pod.containers.edit()[0].requests.set("metax-tech.com/gpu", 8);
     pod.meta.annotations.set("metax-tech.com/gpu-group-size", "16");
     own_by(pod, "job-uid");
     return pod;
@@ -414,13 +414,13 @@ TEST_CASE("GPU pods that must never be moved", "[gpu]") {
   dra.has_resource_claims = true;
   f.snapshot.pods.push_back(dra);
   Pod mig_pod = make_pod("mig-pod", 100, 1 << 20, "mig");
-  mig_pod.containers[0].requests.set("nvidia.com/mig-1g.5gb", 1);
+  mig_pod.containers.edit()[0].requests.set("nvidia.com/mig-1g.5gb", 1);
   f.snapshot.pods.push_back(mig_pod);
   f.snapshot.pods.push_back(gpu_pod("replica-1", "sliced", 1));
   f.snapshot.pods.push_back(gpu_pod("replica-2", "sliced", 2));
   f.snapshot.pods.push_back(gpu_pod("domain", "cd", 4));
   Pod vgpu = make_pod("vgpu-binding", 100, 1 << 20, "vg");
-  vgpu.containers[0].limits.set("volcano.sh/vgpu-number", 1);
+  vgpu.containers.edit()[0].limits.set("volcano.sh/vgpu-number", 1);
   vgpu.meta.annotations.set("volcano.sh/bind-phase", "allocating");
   vgpu.meta.annotations.set("volcano.sh/vgpu-ids-new", "GPU-v,NVIDIA,24576,0:;");
   f.snapshot.pods.push_back(vgpu);

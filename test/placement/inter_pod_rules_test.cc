@@ -304,7 +304,7 @@ TEST_CASE("topology spread filter: the scheduler's worked cases", "[placement][i
     Pod mover = app_pod("mover", "web", "home");
     NodeSelectorTerm term;
     term.match_expressions.push_back(req("zone", SelectorOperator::kIn, {"a", "b", "h"}));
-    mover.node_affinity.required = std::vector<NodeSelectorTerm>{term};
+    mover.node_affinity.edit().required = std::vector<NodeSelectorTerm>{term};
     mover.topology_spread.push_back(spread("zone", "web", 1));
     snapshot.pods = {app_pod("w1", "web", "a"), app_pod("w2", "web", "a"),
                      app_pod("w3", "web", "b"), app_pod("w4", "web", "home"), mover};

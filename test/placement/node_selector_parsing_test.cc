@@ -65,7 +65,7 @@ TEST_CASE("a required term with an invalid In/NotIn value fails whole, and the r
   Pod pod = make_pod("p");
   NodeSelectorTerm bad;  // zone NotIn [trail-] would hold on n1 if the value were valid
   bad.match_expressions = {req("zone", S::kNotIn, {"trail-"})};
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{bad};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{bad};
   CHECK_FALSE(term_matches(bad, node));
   Reasons reasons;
   CHECK_FALSE(check_node_affinity(pod, node, &reasons));
@@ -79,7 +79,7 @@ TEST_CASE("a required term with an invalid In/NotIn value fails whole, and the r
   // neither names the broken term.
   NodeSelectorTerm good;
   good.match_expressions = {req("zone", S::kIn, {"a"})};
-  pod.node_affinity.required->push_back(good);
+  pod.node_affinity.edit().required->push_back(good);
   CHECK(check_node_affinity(pod, node, nullptr));
   Node other = make_node("n2");
   other.meta.labels.set("zone", "b");
@@ -97,13 +97,13 @@ TEST_CASE("a preferred term the scheduler cannot parse keeps the pod where it is
   PreferredSchedulingTerm preferred;
   preferred.weight = 10;
   preferred.preference.match_expressions = {req("gpus", S::kLt, {"99999999999999999999"})};
-  bad.node_affinity.preferred.push_back(preferred);
+  bad.node_affinity.edit().preferred.push_back(preferred);
   Pod zero_weight = bad;  // a weight-0 term is skipped by the scheduler, parse error or not
   zero_weight.meta.name = "zero-weight";
-  zero_weight.node_affinity.preferred[0].weight = 0;
+  zero_weight.node_affinity.edit().preferred[0].weight = 0;
   Pod fine = make_pod("fine", 100, 1 << 20, "home");
   preferred.preference.match_expressions = {req("gpus", S::kLt, {"99"})};
-  fine.node_affinity.preferred.push_back(preferred);
+  fine.node_affinity.edit().preferred.push_back(preferred);
   snapshot.pods = {bad, zero_weight, fine};
 
   CHECK_THAT(preferred_terms_parse_error(bad.node_affinity),

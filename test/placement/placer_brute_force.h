@@ -114,9 +114,9 @@ bool bf_required_node_affinity(const Pod& pod, const Node& node) {
     const std::string* have = node.meta.labels.find(k);
     if (!have || *have != v) return false;
   }
-  if (pod.node_affinity.required) {
+  if (pod.node_affinity->required) {
     bool any = false;
-    for (const auto& t : *pod.node_affinity.required) any = any || bf_term(t, node);
+    for (const auto& t : *pod.node_affinity->required) any = any || bf_term(t, node);
     if (!any) return false;
   }
   return true;
@@ -420,7 +420,7 @@ bool brute_force_fits(const Snapshot& s, size_t pod_index, size_t node_index,
     if (std::count(ports.begin(), ports.end(), port)) return false;
   }
   // A preferred term of non-zero weight that does not parse: the pod is never moved.
-  for (const auto& preferred : pod.node_affinity.preferred) {
+  for (const auto& preferred : pod.node_affinity->preferred) {
     if (preferred.weight != 0 && !bf_term_parses(preferred.preference)) return false;
   }
   // Claims: each must be bound to a volume in the snapshot whose node affinity (read on a node

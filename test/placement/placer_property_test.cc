@@ -165,7 +165,7 @@ Pod random_pod(Random& r, int i, int node_count) {
   Pod pod = make_pod("p" + std::to_string(i), r.between(0, 4) * 500, int64_t{r.between(0, 8)} << 30,
                      node);
   if (r.chance(0.1)) pod.phase = r.chance(0.5) ? PodPhase::kSucceeded : PodPhase::kFailed;
-  if (r.chance(0.2)) pod.containers[0].requests.set("example.com/dev", r.between(1, 2));
+  if (r.chance(0.2)) pod.containers.edit()[0].requests.set("example.com/dev", r.between(1, 2));
   if (r.chance(0.2)) {
     Container init;
     init.requests.cpu_milli = r.between(0, 6) * 500;
@@ -173,17 +173,17 @@ Pod random_pod(Random& r, int i, int node_count) {
   }
   if (r.chance(0.6)) {
     std::string pool = r.pick(kPools);
-    pod.tolerations.push_back(
+    pod.tolerations.edit().push_back(
         tolerate("maip.mxsf.io/node.usage", pool,
                  r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule) : std::nullopt));
   }
   if (r.chance(0.2)) {
-    pod.tolerations.push_back(Toleration{
+    pod.tolerations.edit().push_back(Toleration{
         r.chance(0.3) ? "" : "dedicated", TolerationOperator::kExists, "",
         r.chance(0.5) ? std::optional(TaintEffect::kNoSchedule) : std::nullopt, std::nullopt});
   }
   if (r.chance(0.05)) {
-    pod.tolerations.push_back(Toleration{"node.kubernetes.io/unschedulable",
+    pod.tolerations.edit().push_back(Toleration{"node.kubernetes.io/unschedulable",
                                          TolerationOperator::kExists, "", std::nullopt,
                                          std::nullopt});
   }
@@ -199,7 +199,7 @@ Pod random_pod(Random& r, int i, int node_count) {
                 {"n" + std::to_string(r.between(0, node_count - 1))}));
       }
     }
-    pod.node_affinity.required = terms;
+    pod.node_affinity.edit().required = terms;
   }
   if (r.chance(0.1)) pod.host_ports.push_back(r.pick(std::vector<int32_t>{80, 443}));
   if (r.chance(0.6)) pod.meta.labels.set("app", r.pick(kApps));
@@ -207,7 +207,7 @@ Pod random_pod(Random& r, int i, int node_count) {
     PreferredSchedulingTerm preferred;
     preferred.weight = r.between(0, 3);
     preferred.preference.match_expressions.push_back(random_requirement(r));
-    pod.node_affinity.preferred.push_back(preferred);
+    pod.node_affinity.edit().preferred.push_back(preferred);
   }
   if (r.chance(0.3)) pod.meta.namespace_ = "other";
   if (r.chance(0.08)) pod.meta.deleting = true;
@@ -504,7 +504,7 @@ TEST_CASE("the brute force follows the worked cases", "[placer][property]") {
     Pod pod = web_pod("new", "");
     NodeSelectorTerm term;
     term.match_expressions.push_back(req("zone", SelectorOperator::kIn, {"a", "b"}));
-    pod.node_affinity.required = std::vector<NodeSelectorTerm>{term};
+    pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{term};
     pod.topology_spread = {spread};
     s.pods.push_back(pod);
     CHECK(verdicts(s, 3) == "-++");  // c: 0 + 1 - 1 (node affinity refuses it, not spread)

@@ -117,7 +117,7 @@ TEST_CASE("taint filter blocks NoSchedule and NoExecute, only scores PreferNoSch
                      toleration("b", TolerationOperator::kExists, "", TaintEffect::kNoExecute)};
   CHECK(check_taints(pod, node, nullptr));
   CHECK(untolerated_prefer_no_schedule(pod, node) == 1);
-  pod.tolerations.push_back(toleration("c", TolerationOperator::kExists, "", std::nullopt));
+  pod.tolerations.edit().push_back(toleration("c", TolerationOperator::kExists, "", std::nullopt));
   CHECK(untolerated_prefer_no_schedule(pod, node) == 0);
 }
 
@@ -183,7 +183,7 @@ TEST_CASE("required node affinity: terms ORed, expressions ANDed, matchFields",
 
   NodeSelectorTerm both;  // pool=training AND rack=r2: fails
   both.match_expressions = {req("pool", S::kIn, {"training"}), req("rack", S::kIn, {"r2"})};
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{both};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{both};
   Reasons reasons;
   CHECK_FALSE(check_node_affinity(pod, node, &reasons));
   REQUIRE(reasons.size() == 1);
@@ -191,22 +191,22 @@ TEST_CASE("required node affinity: terms ORed, expressions ANDed, matchFields",
 
   NodeSelectorTerm by_name;  // OR metadata.name In [te1]
   by_name.match_fields = {req("metadata.name", S::kIn, {"te1"})};
-  pod.node_affinity.required->push_back(by_name);
+  pod.node_affinity.edit().required->push_back(by_name);
   CHECK(check_node_affinity(pod, node, nullptr));
 
   NodeSelectorTerm not_me;
   not_me.match_fields = {req("metadata.name", S::kNotIn, {"te1"})};
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{not_me};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{not_me};
   CHECK_FALSE(check_node_affinity(pod, node, nullptr));
   NodeSelectorTerm unknown_field;
   unknown_field.match_fields = {req("metadata.uid", S::kIn, {"x"})};
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{unknown_field};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{unknown_field};
   CHECK_FALSE(check_node_affinity(pod, node, nullptr));
 
   // An empty term matches nothing; an empty term list matches nothing.
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{NodeSelectorTerm{}};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{NodeSelectorTerm{}};
   CHECK_FALSE(check_node_affinity(pod, node, nullptr));
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{};
   CHECK_FALSE(check_node_affinity(pod, node, nullptr));
 }
 
@@ -220,7 +220,7 @@ TEST_CASE("preferred node affinity sums the weights of matching terms", "[predic
   pool.preference.match_expressions = {req("pool", S::kIn, {"training"})};
   disk.preference.match_expressions = {req("disk", S::kExists)};
   other.preference.match_expressions = {req("pool", S::kIn, {"inference"})};
-  pod.node_affinity.preferred = {pool, disk, other, empty};
+  pod.node_affinity.edit().preferred = {pool, disk, other, empty};
   CHECK(preferred_affinity_score(pod, node) == 107);
 }
 
@@ -253,7 +253,7 @@ TEST_CASE("node readiness and cordon", "[predicates]") {
   node = make_node("n");
   node.unschedulable = true;
   CHECK_FALSE(check_node_schedulable(pod, node, nullptr));
-  pod.tolerations.push_back(Toleration{"node.kubernetes.io/unschedulable",
+  pod.tolerations.edit().push_back(Toleration{"node.kubernetes.io/unschedulable",
                                        TolerationOperator::kExists, "", TaintEffect::kNoSchedule,
                                        std::nullopt});
   CHECK(check_node_schedulable(pod, node, nullptr));
@@ -266,7 +266,7 @@ TEST_CASE("effective requests: max of init containers vs sum of containers, plus
   second.requests.cpu_milli = 200;
   second.requests.memory = 100;
   second.requests.set("nvidia.com/gpu", 1);
-  pod.containers.push_back(second);
+  pod.containers.edit().push_back(second);
   Container init;
   init.requests.cpu_milli = 1000;  // init peak above the sum of cpu
   init.requests.memory = 50;

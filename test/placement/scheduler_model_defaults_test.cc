@@ -30,7 +30,7 @@ Snapshot web_cluster() {
   for (const auto& [name, node] : std::vector<std::pair<std::string, std::string>>{
            {"web-0", "a"}, {"web-1", "a"}, {"web-2", "b"}, {"web-3", "c"}}) {
     Pod pod = make_pod(name, 500, kGi, node);
-    pod.owners.push_back(controller_owner("web-rs"));
+    pod.owners.edit().push_back(controller_owner("web-rs"));
     s.pods.push_back(pod);
   }
   return s;

@@ -32,7 +32,7 @@ TEST_CASE("loadshift's soft taint is not counted twice on a node that already ca
   s.nodes.push_back(make_node("c", 4000, 8 * kGi));
   s.nodes[0].taints.push_back({"loadshift.io/overutilized", "", TaintEffect::kPreferNoSchedule});
   Pod mover = make_pod("mover", 500, 1 * kGi, "c");
-  mover.owners.push_back(controller_owner("web-1"));
+  mover.owners.edit().push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -69,11 +69,11 @@ TEST_CASE("an extended resource the pod does not request is not scored") {
   s.nodes.push_back(make_node("a", 4000, 8 * kGi));
   s.nodes[0].allocatable.set("example.com/gpu", 4);
   s.pods.push_back(make_pod("gpu-user", 0, 0, "a"));
-  s.pods[0].containers[0].requests.set("example.com/gpu", 4);  // a's gpus all taken
-  s.pods[0].containers[0].requests.set("cpu", 1000);
-  s.pods[0].containers[0].requests.set("memory", 2 * kGi);
+  s.pods[0].containers.edit()[0].requests.set("example.com/gpu", 4);  // a's gpus all taken
+  s.pods[0].containers.edit()[0].requests.set("cpu", 1000);
+  s.pods[0].containers.edit()[0].requests.set("memory", 2 * kGi);
   Pod mover = make_pod("mover", 1000, 2 * kGi, "");
-  mover.owners.push_back(controller_owner("web-1"));
+  mover.owners.edit().push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   ClusterIndex index(s);
   SchedulerProfile profile;
@@ -98,7 +98,7 @@ TEST_CASE("a StatefulSet's replacement is scored without its original") {
   s.pods.push_back(make_pod("other-s", 600, 1 * kGi, "s"));
   s.pods.push_back(make_pod("other-t", 1000, 2 * kGi, "t"));
   Pod db = make_pod("db-0", 500, 1 * kGi, "s");
-  db.owners.push_back(controller_owner("db", "StatefulSet"));
+  db.owners.edit().push_back(controller_owner("db", "StatefulSet"));
   s.pods.push_back(db);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -116,12 +116,12 @@ TEST_CASE("Volcano's nodeorder does not normalise NodeAffinity") {
   s.nodes.push_back(make_node("b", 4000, 8 * kGi));
   Pod mover = make_pod("mover", 500, 1 * kGi, "");
   mover.scheduler_name = "volcano";
-  mover.owners.push_back(controller_owner("web-1"));
+  mover.owners.edit().push_back(controller_owner("web-1"));
   PreferredSchedulingTerm prefer;
   prefer.weight = 7;
   prefer.preference.match_expressions.push_back(
       req("kubernetes.io/hostname", SelectorOperator::kIn, {"b"}));
-  mover.node_affinity.preferred.push_back(prefer);
+  mover.node_affinity.edit().preferred.push_back(prefer);
   s.pods.push_back(mover);
   ClusterIndex index(s);
   SchedulerModel model(index);

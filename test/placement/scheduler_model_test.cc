@@ -30,7 +30,7 @@ Snapshot two_nodes_and_home() {
   s.pods.push_back(make_pod("on-a", 1000, 2 * kGi, "a"));
   s.pods.push_back(make_pod("on-b", 3000, 4 * kGi, "b"));
   Pod mover = make_pod("mover", 500, 1 * kGi, "c");
-  mover.owners.push_back(controller_owner("web-1"));
+  mover.owners.edit().push_back(controller_owner("web-1"));
   s.pods.push_back(mover);
   return s;
 }
@@ -77,7 +77,7 @@ TEST_CASE("NodeResourcesFit charges 100m and 200Mi to a container that requests 
   s.nodes.push_back(make_node("a", 1000, 1000 * (int64_t{1} << 20)));
   s.nodes.push_back(make_node("home", 1000, 1000 * (int64_t{1} << 20)));
   Pod pod = make_pod("besteffort", 0, 0, "home");
-  pod.owners.push_back(controller_owner("be"));
+  pod.owners.edit().push_back(controller_owner("be"));
   s.pods.push_back(pod);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -131,7 +131,7 @@ TEST_CASE("TaintToleration and NodeAffinity are normalised over the feasible nod
   prefer.weight = 7;
   prefer.preference.match_expressions.push_back(
       req("kubernetes.io/hostname", SelectorOperator::kIn, {"b"}));
-  s.pods[2].node_affinity.preferred.push_back(prefer);
+  s.pods[2].node_affinity.edit().preferred.push_back(prefer);
   ClusterIndex index(s);
   SchedulerModel model(index);
   Ledger ledger(s.nodes.size(), &index.pod_topology());
@@ -148,7 +148,7 @@ TEST_CASE("TaintToleration and NodeAffinity are normalised over the feasible nod
   CHECK(model.predict(2, kAll, ledger).best == std::vector<NodeId>{2});
 
   SECTION("a tolerated soft taint does not count") {
-    s.pods[2].tolerations.push_back(tolerate("soft", "x", TaintEffect::kPreferNoSchedule));
+    s.pods[2].tolerations.edit().push_back(tolerate("soft", "x", TaintEffect::kPreferNoSchedule));
     ClusterIndex tolerant(s);
     SchedulerModel m(tolerant);
     std::vector<NodeScore> t = m.scores(2, kAll, ledger);
@@ -172,12 +172,12 @@ TEST_CASE("ties, the pod's own node, and what nothing recreates") {
   s.nodes.push_back(make_node("b", 4000, 8 * kGi));
   s.nodes.push_back(make_node("home", 4000, 8 * kGi));
   Pod pod = make_pod("p", 1000, 1 * kGi, "home");
-  pod.owners.push_back(controller_owner("rs"));
+  pod.owners.edit().push_back(controller_owner("rs"));
   s.pods.push_back(pod);
   Pod bare = make_pod("bare", 100, kGi, "home");
   s.pods.push_back(bare);
   Pod daemon = make_pod("daemon", 100, kGi, "home");
-  daemon.owners.push_back(controller_owner("ds", "DaemonSet"));
+  daemon.owners.edit().push_back(controller_owner("ds", "DaemonSet"));
   s.pods.push_back(daemon);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -218,7 +218,7 @@ TEST_CASE("Volcano pods get binpack besides nodeorder") {
 TEST_CASE("the ledger's planned moves count where they land") {
   Snapshot s = two_nodes_and_home();
   Pod other = make_pod("other", 2000, 2 * kGi, "c");
-  other.owners.push_back(controller_owner("web-2"));
+  other.owners.edit().push_back(controller_owner("web-2"));
   s.pods.push_back(other);
   ClusterIndex index(s);
   SchedulerModel model(index);
@@ -251,7 +251,7 @@ TEST_CASE("the fast path picks the same best nodes as scoring every node") {
     for (int p = 0; p < nodes * 3; ++p) {
       Pod pod = make_pod("p" + std::to_string(p), 100 * pick(0, 10), (kGi / 4) * pick(0, 8),
                          "n" + std::to_string(pick(0, nodes - 1)));
-      pod.owners.push_back(controller_owner("rs" + std::to_string(p % 5)));
+      pod.owners.edit().push_back(controller_owner("rs" + std::to_string(p % 5)));
       if (pick(0, 3) == 0) pod.scheduler_name = "volcano";
       s.pods.push_back(pod);
     }
@@ -317,7 +317,7 @@ TEST_CASE("kept node totals answer as a fresh model does, through ledger moves")
       // Few sizes, so that many pods share a class.
       Pod pod = make_pod("p" + std::to_string(p), 250 * pick(0, 2), (kGi / 2) * pick(0, 2),
                          "n" + std::to_string(pick(0, nodes - 1)));
-      pod.owners.push_back(controller_owner("rs" + std::to_string(p % 3)));
+      pod.owners.edit().push_back(controller_owner("rs" + std::to_string(p % 3)));
       if (pick(0, 4) == 0) pod.scheduler_name = "volcano";
       s.pods.push_back(pod);
     }

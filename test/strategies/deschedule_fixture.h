@@ -27,7 +27,7 @@ inline Pod workload_pod(const std::string& name, int64_t cpu_milli, const std::s
                         const std::string& ns = "apps") {
   Pod pod = make_pod(name, cpu_milli, int64_t{1} << 30, node);
   pod.meta.namespace_ = ns;
-  pod.owners.push_back({"apps/v1", "ReplicaSet", "rs-" + name, "uid-rs-" + name, true});
+  pod.owners.edit().push_back({"apps/v1", "ReplicaSet", "rs-" + name, "uid-rs-" + name, true});
   return pod;
 }
 

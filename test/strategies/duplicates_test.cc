@@ -23,8 +23,8 @@ Pod copy_of(const std::string& name, const std::string& rs, const std::string& n
   Pod pod = make_pod(name, 100, int64_t{256} << 20, node);
   pod.meta.namespace_ = ns;
   pod.phase = PodPhase::kRunning;
-  pod.owners.push_back({"apps/v1", "ReplicaSet", rs, "uid-" + ns + "-" + rs, true});
-  pod.containers[0].image = image;
+  pod.owners.edit().push_back({"apps/v1", "ReplicaSet", rs, "uid-" + ns + "-" + rs, true});
+  pod.containers.edit()[0].image = image;
   return pod;
 }
 
@@ -76,7 +76,7 @@ TEST_CASE("RemoveDuplicates: different images or a lone pod are no duplicates", 
                          copy_of("c", "web", "n1", "nginx:3")};
   CHECK(dedupe(setup, {}).moves.empty());
   Pod bare = copy_of("bare", "web", "n1");
-  bare.owners.clear();
+  bare.owners.edit().clear();
   setup.snapshot.pods = {bare, bare};
   setup.snapshot.pods[1].meta.name = "bare-2";
   CHECK(dedupe(setup, {}).moves.empty());
@@ -125,7 +125,7 @@ TEST_CASE("RemoveDuplicates: copies that only one node admits stay, each with it
 
   // Tolerating the taint, the copies have two nodes: one moves.
   for (Pod& pod : setup.snapshot.pods) {
-    pod.tolerations.push_back(model::Toleration{"dedicated", model::TolerationOperator::kEqual,
+    pod.tolerations.edit().push_back(model::Toleration{"dedicated", model::TolerationOperator::kEqual,
                                                 "gpu", model::TaintEffect::kNoSchedule,
                                                 std::nullopt});
   }

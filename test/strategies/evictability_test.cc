@@ -50,7 +50,7 @@ TEST_CASE("the evict annotation overrides protections but not the later rules",
     CHECK(OnePod(with_annotation(pod, "volcano.sh/preemptable", "false")).reason() ==
           "not preemptable: volcano.sh/preemptable=false on the pod");
     Pod gpu = pod;
-    gpu.containers[0].requests.set("nvidia.com/gpu", 1);
+    gpu.containers.edit()[0].requests.set("nvidia.com/gpu", 1);
     CHECK(OnePod(gpu).reason() ==
           "GPU pod: requests nvidia.com/gpu (set gpu.evictGpuPods to allow)");
   }
@@ -182,7 +182,7 @@ TEST_CASE("local storage, DaemonSet and PVC pods", "[evictability]") {
 
   Pod daemon = make_pod("agent", 100, 1 << 20, "n1");
   daemon.meta.namespace_ = "kube-system";
-  daemon.owners.push_back({"apps/v1", "DaemonSet", "x", "uid-ds", true});
+  daemon.owners.edit().push_back({"apps/v1", "DaemonSet", "x", "uid-ds", true});
   CHECK(OnePod(daemon).reason() == "DaemonSet pod: owned by DaemonSet kube-system/x");
   args.protections.daemon_set = false;
   CHECK(OnePod(daemon).reason(args) == "");
@@ -243,7 +243,7 @@ TEST_CASE("labelSelector, minReplicas and minPodAge", "[evictability]") {
   Pod sibling = owned_pod("q", "n2");
   CHECK(OnePod(pod, {sibling}).reason(args) == "");
   Pod two_owners = pod;
-  two_owners.owners.push_back({"v1", "Thing", "t", "uid-t", false});
+  two_owners.owners.edit().push_back({"v1", "Thing", "t", "uid-t", false});
   CHECK(OnePod(two_owners).reason(args) == "");  // upstream skips the check for several owners
   args.min_replicas = 0;
 

@@ -82,7 +82,7 @@ TEST_CASE("Volcano jobs that restart on eviction", "[evictability][gang]") {
 
 TEST_CASE("GPU pods stay unless gpu.evictGpuPods", "[evictability][gpu]") {
   Pod gpu = plain();
-  gpu.containers[0].requests.set("nvidia.com/gpu", 1);
+  gpu.containers.edit()[0].requests.set("nvidia.com/gpu", 1);
   OnePod f(gpu);
   CHECK(f.reason() == "GPU pod: requests nvidia.com/gpu (set gpu.evictGpuPods to allow)");
   WorkloadSwitches allow;
@@ -95,7 +95,7 @@ TEST_CASE("GPU pods stay unless gpu.evictGpuPods", "[evictability][gpu]") {
         "GPU pod: requests nvidia.com/gpu (set gpu.evictGpuPods to allow)");
 
   Pod accel = plain();
-  accel.containers[0].requests.set("example.com/accel", 2);
+  accel.containers.edit()[0].requests.set("example.com/accel", 2);
   CHECK(OnePod(accel).reason() == "");
   CHECK(OnePod(accel).reason(default_evictor(), other_vendors) ==
         "GPU pod: requests example.com/accel (set gpu.evictGpuPods to allow)");
@@ -130,10 +130,10 @@ TEST_CASE("rules are asked in upstream's order", "[evictability][order]") {
   pod.meta.deleting = true;
   pod.priority = 5000;
   pod.volumes = {volume("scratch", kVolumeEmptyDir), volume("data", kVolumePersistentClaim, "data")};
-  pod.owners.push_back({"apps/v1", "DaemonSet", "ds", "uid-ds", true});
+  pod.owners.edit().push_back({"apps/v1", "DaemonSet", "ds", "uid-ds", true});
   pod.start_time = "2026-11-22T03:59:00Z";
   pod.meta.annotations.set("volcano.sh/preemptable", "false");
-  pod.containers[0].requests.set("nvidia.com/gpu", 1);
+  pod.containers.edit()[0].requests.set("nvidia.com/gpu", 1);
   pod.has_resource_claims = true;
   args.label_selector = LabelSelector{labels({{"app", "x"}}), {}};
 
@@ -152,7 +152,7 @@ TEST_CASE("rules are asked in upstream's order", "[evictability][order]") {
   phrase(pod);
   pod.priority = 10;
   Pod bare = pod;
-  bare.owners.clear();
+  bare.owners.edit().clear();
   phrase(bare);
   phrase(pod);
   pod.volumes.erase(pod.volumes.begin());
@@ -186,7 +186,7 @@ TEST_CASE("rules are asked in upstream's order", "[evictability][order]") {
   phrase(pod);
   pod.meta.annotations = StringMap{};
   phrase(pod);
-  pod.containers[0].requests = ResourceList{};
+  pod.containers.edit()[0].requests = ResourceList{};
   phrase(pod);
 
   CHECK(phrases == std::vector<std::string>{

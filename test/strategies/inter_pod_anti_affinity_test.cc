@@ -225,7 +225,7 @@ TEST_CASE(
   DescheduleSetup setup;
   setup.snapshot.nodes = {make_node("n1"), make_node("n2")};
   Pod bare = repelling("p1", "n1", "x", "x");
-  bare.owners.clear();  // DefaultEvictor protects bare pods
+  bare.owners.edit().clear();  // DefaultEvictor protects bare pods
   Pod other = repelling("p2", "n1", "x", "x");
   other.priority = 100;
   setup.snapshot.pods = {bare, other};

@@ -25,7 +25,7 @@ TEST_CASE("a DaemonSet pod's replacement lands back on its node") {
   Pod ds = make_pod("agent", 500, int64_t{1} << 30, "hot");
   ds.meta.namespace_ = "apps";
   ds.meta.uid = "uid-agent";
-  ds.owners.push_back({"apps/v1", "DaemonSet", "agent", "uid-ds-agent", true});
+  ds.owners.edit().push_back({"apps/v1", "DaemonSet", "agent", "uid-ds-agent", true});
   r.f.snapshot.pods = {ds, owned_pod("reserved", "cold", 24000, "reserved-rs")};
   r.f.usage = usage_of({{"hot", {92, 40}}, {"cold", {10, 10}}});
   CHECK(r.run(&strategies::run_load_aware, seed_load_aware_args()).empty());

@@ -39,7 +39,7 @@ Node zone_node(const std::string& name, const std::string& zone) {
 void require_zone(Pod& pod, const std::string& zone) {
   NodeSelectorTerm term;
   term.match_expressions.push_back(req("zone", SelectorOperator::kIn, {zone}));
-  pod.node_affinity.required = std::vector<NodeSelectorTerm>{term};
+  pod.node_affinity.edit().required = std::vector<NodeSelectorTerm>{term};
 }
 
 Pod pool_pod(const std::string& name, const std::string& pool, const std::string& node,
@@ -98,7 +98,7 @@ TEST_CASE("required: the nodeSelector counts only for pods with required affinit
   both.node_selector.set("zone", "y");
   NodeSelectorTerm any_zone;
   any_zone.match_expressions.push_back(req("zone", SelectorOperator::kExists));
-  both.node_affinity.required = std::vector<NodeSelectorTerm>{any_zone};
+  both.node_affinity.edit().required = std::vector<NodeSelectorTerm>{any_zone};
   setup.snapshot.pods = {selector_only, both};
 
   DescheduleOutcome out = run(setup, affinity_args({kRequired}));
@@ -274,7 +274,7 @@ TEST_CASE("preferred: the highest score that has a fitting node wins, never the 
     term.weight = preference.second;
     term.preference.match_expressions.push_back(
         req("zone", SelectorOperator::kIn, {preference.first}));
-    pod.node_affinity.preferred.push_back(term);
+    pod.node_affinity.edit().preferred.push_back(term);
   }
   setup.snapshot.pods = {pod};
   DescheduleOutcome out = run(setup, affinity_args({kPreferred}));
@@ -363,7 +363,7 @@ TEST_CASE("both types in one run: a pod is evicted once", "[node_affinity]") {
   PreferredSchedulingTerm ssd;
   ssd.weight = 30;
   ssd.preference.match_expressions.push_back(req("disk", SelectorOperator::kIn, {"ssd"}));
-  pod.node_affinity.preferred.push_back(ssd);
+  pod.node_affinity.edit().preferred.push_back(ssd);
   setup.snapshot.pods = {pod};
   DescheduleOutcome out = run(setup, affinity_args({kRequired, kPreferred}));
   // The placement core's order puts the preferred score first: c, not b.

@@ -37,7 +37,7 @@ TEST_CASE("a pod that does not tolerate its node's NoSchedule taint moves to a n
           "[node_taints]") {
   DescheduleSetup setup = dedicated_cluster();
   Pod tolerating = workload_pod("tolerating", 500, "te2");
-  tolerating.tolerations.push_back(tolerate("dedicated", "gpu"));
+  tolerating.tolerations.edit().push_back(tolerate("dedicated", "gpu"));
   setup.snapshot.pods = {workload_pod("intruder", 500, "te2"), tolerating,
                          workload_pod("busy", 500, "te3")};
 
@@ -167,7 +167,7 @@ TEST_CASE("namespaces, labelSelector, DefaultEvictor and limits", "[node_taints]
   Pod labelled = workload_pod("labelled", 500, "te2");
   labelled.meta.labels.set("evict", "ok");
   Pod daemon = workload_pod("daemon", 500, "te2");
-  daemon.owners[0].kind = "DaemonSet";
+  daemon.owners.edit()[0].kind = "DaemonSet";
   setup.snapshot.pods = {other_ns, labelled, daemon, workload_pod("plain", 500, "te2")};
   policy::NodeTaintsArgs args;
   SECTION("namespace include") {

@@ -91,7 +91,7 @@ TEST_CASE("LowNodeUtilization: Prometheus source, numberOfNodes, and pods that r
   r.f.snapshot.nodes = {make_node("n1"), make_node("n2")};
   Pod best_effort = make_pod("be", 0, 0, "n1");
   best_effort.meta.namespace_ = "apps";
-  best_effort.owners.push_back({"apps/v1", "ReplicaSet", "rs-be", "uid-rs-be", true});
+  best_effort.owners.edit().push_back({"apps/v1", "ReplicaSet", "rs-be", "uid-rs-be", true});
   r.f.snapshot.pods = {best_effort};
   add_pods(r.f.snapshot, "p", "n1", 9, 3200);
 
@@ -188,7 +188,7 @@ TEST_CASE("HighNodeUtilization packs underutilized nodes onto the fullest that f
   add_pods(r.f.snapshot, "d", "d", 7, 3200);   // 70%
   Pod memory_only = make_pod("m", 0, int64_t{1} << 30, "a");
   memory_only.meta.namespace_ = "apps";
-  memory_only.owners.push_back({"apps/v1", "ReplicaSet", "rs-m", "uid-rs-m", true});
+  memory_only.owners.edit().push_back({"apps/v1", "ReplicaSet", "rs-m", "uid-rs-m", true});
   r.f.snapshot.pods.push_back(memory_only);
   policy::NodeUtilizationArgs args = high_args(20);
 

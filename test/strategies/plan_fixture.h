@@ -35,7 +35,7 @@ inline Pod owned_pod(const std::string& name, const std::string& node, int64_t c
   Pod pod = make_pod(name, cpu_milli, int64_t{1} << 30, node);
   pod.meta.namespace_ = ns;
   pod.meta.uid = "uid-" + ns + "-" + name;
-  pod.owners.push_back({"apps/v1", "ReplicaSet", owner, "uid-rs-" + ns + "-" + owner, true});
+  pod.owners.edit().push_back({"apps/v1", "ReplicaSet", owner, "uid-rs-" + ns + "-" + owner, true});
   return pod;
 }
 
@@ -49,7 +49,7 @@ inline Pod gang_pod(const std::string& name, const std::string& node, const std:
   pod.meta.annotations.set("scheduling.k8s.io/group-name", job);
   pod.meta.annotations.set("volcano.sh/job-name", job);
   pod.meta.labels.set("volcano.sh/job-name", job);
-  pod.owners.push_back({"batch.volcano.sh/v1alpha1", "Job", job, "uid-vcjob-" + ns + "-" + job,
+  pod.owners.edit().push_back({"batch.volcano.sh/v1alpha1", "Job", job, "uid-vcjob-" + ns + "-" + job,
                         true});
   return pod;
 }

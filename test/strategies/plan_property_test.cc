@@ -78,12 +78,12 @@ class Generator {
         Pod pod =
             owned_pod(pod_name, name, cpu, "rs" + std::to_string(integer(0, 5)), pick(kNamespaces));
         if (!pool.empty()) seed_pool_rules(pod, pool == "hybrid" ? pick(kPools) : pool);
-        if (pod.node_affinity.required) {
+        if (pod.node_affinity->required) {
           // seed_pool_rules("") would require an empty pool: keep the pod plain instead.
           if (pod.tolerations.front().value.empty()) {
-            pod.node_affinity = {};
-            pod.tolerations.clear();
-            pod.tolerations.push_back(tolerate("maip.mxsf.io/node.usage", "hybrid"));
+            pod.node_affinity = model::NodeAffinity{};
+            pod.tolerations.edit().clear();
+            pod.tolerations.edit().push_back(tolerate("maip.mxsf.io/node.usage", "hybrid"));
           }
         }
         pod.priority = pick(std::vector<int32_t>{0, 100, 5000, kPriorityThreshold, 20000});
@@ -368,7 +368,7 @@ TEST_CASE(
       }
     }
     for (Pod& pod : c.snapshot.pods)
-      pod.tolerations.push_back(tolerate("maintenance", gen.pick(groups)));
+      pod.tolerations.edit().push_back(tolerate("maintenance", gen.pick(groups)));
     add_profile(c.policy, "LoadAware", gen.load_aware_args());
     policy::Profile taints;
     taints.name = "taints";

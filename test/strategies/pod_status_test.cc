@@ -235,7 +235,7 @@ TEST_CASE("PodLifeTime: conditions with minTimeSinceLastTransitionSeconds (READM
   Pod no_time = completed("no-time", std::nullopt);
   Pod future = completed("future", -kHour);
   Pod job = completed("job-5h", 5 * kHour);
-  job.owners[0].kind = "Job";
+  job.owners.edit()[0].kind = "Job";
   Pod running = aged("running", "te1", 30 * kHour);
   running.conditions.add(changed("Initialized", "True", "PodCompleted", 5 * kHour));
   setup.snapshot.pods = {idle, exact, recent, no_time, future, job, running};
@@ -395,7 +395,7 @@ TEST_CASE("RemoveFailedPods: container reasons; the 3600 s default; bare pods st
   fresh.phase = PodPhase::kFailed;
   Pod bare = aged("bare", "te1", 2 * kHour);
   bare.phase = PodPhase::kFailed;
-  bare.owners.clear();
+  bare.owners.edit().clear();
   setup.snapshot.pods = {config_error, out_of_cpu, fresh, bare};
 
   policy::FailedPodsArgs args;  // minPodLifetimeSeconds 3600 by default

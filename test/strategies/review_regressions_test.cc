@@ -29,7 +29,7 @@ TEST_CASE("review: LoadAware honours gpu.vendorPrefixes", "[review][load_aware][
   }
   r.f.snapshot.nodes = {hot, idle};
   Pod trainer = owned_pod("trainer", "hot", 4000);
-  trainer.containers[0].requests.set("amd.com/gpu", 1);
+  trainer.containers.edit()[0].requests.set("amd.com/gpu", 1);
   r.f.snapshot.pods = {trainer};
   r.f.usage = usage_of({{"hot", {92, 40}}, {"idle", {5, 5}}});
   policy::LoadAwareArgs args = seed_load_aware_args();

@@ -22,7 +22,7 @@ Pod owned_pod(const std::string& name, int64_t cpu_milli, const std::string& nod
               const std::string& owner = "web", const std::string& ns = "apps") {
   Pod pod = make_pod(name, cpu_milli, int64_t{1} << 30, node);
   pod.meta.namespace_ = ns;
-  pod.owners.push_back({"apps/v1", "ReplicaSet", owner, "uid-rs-" + owner, true});
+  pod.owners.edit().push_back({"apps/v1", "ReplicaSet", owner, "uid-rs-" + owner, true});
   return pod;
 }
 
@@ -235,8 +235,8 @@ TEST_CASE("GPU product mismatch: a GPU pod allowed to move still needs a node of
              pool_node("a100-idle", "training", "NVIDIA-A100")};
   Pod pod = owned_pod("trainer", 4000, "h20-hot");
   seed_pool_rules(pod, "training");
-  pod.containers[0].requests.set("nvidia.com/gpu", 1);
-  pod.containers[0].limits.set("nvidia.com/gpu", 1);
+  pod.containers.edit()[0].requests.set("nvidia.com/gpu", 1);
+  pod.containers.edit()[0].limits.set("nvidia.com/gpu", 1);
   s.pods = {pod};
   auto usage = usage_of({{"h20-hot", {92, 40}}, {"a100-idle", {5, 5}}});
   SECTION("GPU pods stay by default") {
@@ -289,7 +289,7 @@ TEST_CASE("a hard tier-1 Volcano job only moves inside its rack, one pod per cyc
   s.pod_groups = {group};
   for (const char* name : {"w0", "w1", "w2"}) {
     Pod pod = owned_pod(name, 4000, "hot");
-    pod.owners[0] = {"batch.volcano.sh/v1alpha1", "Job", "train", "uid-job-train", true};
+    pod.owners.edit()[0] = {"batch.volcano.sh/v1alpha1", "Job", "train", "uid-job-train", true};
     pod.meta.annotations.set("scheduling.k8s.io/group-name", "train-pg");
     s.pods.push_back(pod);
   }

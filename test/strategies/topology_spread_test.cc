@@ -65,7 +65,7 @@ ObjectList<Pod> test_pods(const std::vector<PodList>& lists) {
       pod.meta.labels.set("foo", "bar");
       pod.topology_spread = list.constraints;
       if (!list.node_selector.empty()) pod.node_selector = StringMap(list.node_selector);
-      if (!list.owned) pod.owners.clear();
+      if (!list.owned) pod.owners.edit().clear();
       pods.push_back(pod);
     }
   }
@@ -173,7 +173,7 @@ TEST_CASE(
   // pod-2 has a required node affinity no node matches.
   NodeSelectorTerm term;
   term.match_expressions.push_back(req("foo", SelectorOperator::kIn, {"bar"}));
-  setup.snapshot.pods[2].node_affinity.required = std::vector<NodeSelectorTerm>{term};
+  setup.snapshot.pods[2].node_affinity.edit().required = std::vector<NodeSelectorTerm>{term};
   DescheduleOutcome out = spread(setup);
   // [4,0] chooses two: pod-3 (no node constraints) and pod-2, which fits no node of zoneB.
   CHECK(out.moves == Moves{"pod-3->n2"});
@@ -269,7 +269,7 @@ TEST_CASE(
   CHECK(refused.moves.empty());
   CHECK_THAT(refused.skips["pod-0"], Contains("refused n2 (taint taint-test=test:NoSchedule"));
 
-  setup.snapshot.pods[0].tolerations.push_back(tolerate("taint-test", "test"));
+  setup.snapshot.pods[0].tolerations.edit().push_back(tolerate("taint-test", "test"));
   CHECK(spread(setup).moves == Moves{"pod-0->n2"});
 }
 
