@@ -39,7 +39,9 @@ void mix(size_t& seed, const std::pair<A, B>& pair);
 void mix(size_t& seed, size_t value) {
   seed ^= value + 0x9e3779b97f4a7c15ULL + (seed << 6) + (seed >> 2);
 }
-void mix(size_t& seed, const std::string& text) { mix(seed, std::hash<std::string>{}(text)); }
+void mix(size_t& seed, const std::string& text) {
+  mix(seed, std::hash<std::string>{}(text));
+}
 template <typename T>
 void mix(size_t& seed, const std::optional<T>& value) {
   mix(seed, static_cast<size_t>(value.has_value()));
@@ -55,8 +57,12 @@ void mix(size_t& seed, const std::pair<A, B>& pair) {
   mix(seed, pair.first);
   mix(seed, pair.second);
 }
-void mix(size_t& seed, TaintEffect effect) { mix(seed, static_cast<size_t>(effect)); }
-void mix(size_t& seed, int64_t value) { mix(seed, static_cast<size_t>(value)); }
+void mix(size_t& seed, TaintEffect effect) {
+  mix(seed, static_cast<size_t>(effect));
+}
+void mix(size_t& seed, int64_t value) {
+  mix(seed, static_cast<size_t>(value));
+}
 void mix(size_t& seed, const OwnerReference& owner) {
   mix(seed, owner.api_version);
   mix(seed, owner.kind);

@@ -22,8 +22,8 @@ std::string pod_json(const std::string& name, const std::string& app, const std:
          name + R"(", "namespace": "ml", "uid": "uid-)" + name + R"(",
       "labels": {"app": ")" +
          app + R"(", "pod-template-hash": "5d9f"},
-      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": ")" + app +
-         R"(-5d9f", "uid": "rs-)" + app + R"(", "controller": true}]},
+      "ownerReferences": [{"apiVersion": "apps/v1", "kind": "ReplicaSet", "name": ")" +
+         app + R"(-5d9f", "uid": "rs-)" + app + R"(", "controller": true}]},
     "spec": {"nodeName": "n1",
       "containers": [{"name": "main", "image": "registry/)" +
          app + R"(:1", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}},
@@ -75,14 +75,15 @@ TEST_CASE("a Shared value is shared by its copies and unshared by a write") {
   CHECK_FALSE(a == b);
 }
 
-TEST_CASE("decoded pods of one workload share their labels, owners, containers, affinity and "
-          "tolerations") {
+TEST_CASE(
+    "decoded pods of one workload share their labels, owners, containers, affinity and "
+    "tolerations") {
   Snapshot snapshot;
-  DecodeSummary summary = decode_json(list_json({pod_json("web-a", "web", "inference"),
-                                                 pod_json("web-b", "web", "inference"),
-                                                 pod_json("db-a", "db", "inference"),
-                                                 pod_json("trainer-a", "trainer", "training")}),
-                                      &snapshot);
+  DecodeSummary summary = decode_json(
+      list_json({pod_json("web-a", "web", "inference"), pod_json("web-b", "web", "inference"),
+                 pod_json("db-a", "db", "inference"),
+                 pod_json("trainer-a", "trainer", "training")}),
+      &snapshot);
   REQUIRE(summary.errors.empty());
   REQUIRE(snapshot.pods.size() == 4);
   const Pod& web_a = std::as_const(snapshot.pods)[0];

@@ -66,7 +66,8 @@ inline Pod hami_pod(const std::string& name, const std::string& node, int64_t me
 }
 
 inline void own_by(Pod& pod, const std::string& owner_uid) {
-  pod.owners.edit().push_back(OwnerReference{"batch.volcano.sh/v1alpha1", "Job", "job", owner_uid, true});
+  pod.owners.edit().push_back(
+      OwnerReference{"batch.volcano.sh/v1alpha1", "Job", "job", owner_uid, true});
 }
 
 struct GpuFixture {

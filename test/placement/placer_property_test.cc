@@ -184,8 +184,8 @@ Pod random_pod(Random& r, int i, int node_count) {
   }
   if (r.chance(0.05)) {
     pod.tolerations.edit().push_back(Toleration{"node.kubernetes.io/unschedulable",
-                                         TolerationOperator::kExists, "", std::nullopt,
-                                         std::nullopt});
+                                                TolerationOperator::kExists, "", std::nullopt,
+                                                std::nullopt});
   }
   if (r.chance(0.2)) pod.node_selector.set("zone", r.pick(kZones));
   if (r.chance(0.5)) {

@@ -254,8 +254,8 @@ TEST_CASE("node readiness and cordon", "[predicates]") {
   node.unschedulable = true;
   CHECK_FALSE(check_node_schedulable(pod, node, nullptr));
   pod.tolerations.edit().push_back(Toleration{"node.kubernetes.io/unschedulable",
-                                       TolerationOperator::kExists, "", TaintEffect::kNoSchedule,
-                                       std::nullopt});
+                                              TolerationOperator::kExists, "",
+                                              TaintEffect::kNoSchedule, std::nullopt});
   CHECK(check_node_schedulable(pod, node, nullptr));
 }
 

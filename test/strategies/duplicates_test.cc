@@ -125,9 +125,9 @@ TEST_CASE("RemoveDuplicates: copies that only one node admits stay, each with it
 
   // Tolerating the taint, the copies have two nodes: one moves.
   for (Pod& pod : setup.snapshot.pods) {
-    pod.tolerations.edit().push_back(model::Toleration{"dedicated", model::TolerationOperator::kEqual,
-                                                "gpu", model::TaintEffect::kNoSchedule,
-                                                std::nullopt});
+    pod.tolerations.edit().push_back(
+        model::Toleration{"dedicated", model::TolerationOperator::kEqual, "gpu",
+                          model::TaintEffect::kNoSchedule, std::nullopt});
   }
   CHECK(dedupe(setup, {}).moves == Moves{"web-n1-2->n2"});
 }

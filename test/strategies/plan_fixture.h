@@ -49,8 +49,8 @@ inline Pod gang_pod(const std::string& name, const std::string& node, const std:
   pod.meta.annotations.set("scheduling.k8s.io/group-name", job);
   pod.meta.annotations.set("volcano.sh/job-name", job);
   pod.meta.labels.set("volcano.sh/job-name", job);
-  pod.owners.edit().push_back({"batch.volcano.sh/v1alpha1", "Job", job, "uid-vcjob-" + ns + "-" + job,
-                        true});
+  pod.owners.edit().push_back(
+      {"batch.volcano.sh/v1alpha1", "Job", job, "uid-vcjob-" + ns + "-" + job, true});
   return pod;
 }
 
