@@ -9,6 +9,7 @@
 #include "cli/live_cluster.h"
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
+#include "controller/heap_settings.h"
 #include "controller/leader_election.h"
 #include "controller/policy_watcher.h"
 #include "controller/status_server.h"
@@ -99,6 +100,13 @@ int run_controller(const RunOptions& options, std::ostream& err,
   ok &= check_kube_flags(options.kube, err);
   if (!ok) return 2;
   controller::configure_logging(*log_format);
+  // Before the cache's first lists: their pages are the first large blocks.
+  if (!controller::apply_heap_settings()) {
+    controller::log_line(spdlog::level::warn,
+                         "malloc refused a fixed mmap threshold: freed large blocks may stay "
+                         "resident",
+                         {});
+  }
 
   // ---- the policy ----
   auto registry = std::make_shared<prometheus::Registry>();

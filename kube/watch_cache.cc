@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <utility>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -37,7 +38,13 @@ void for_each_object(Snapshot&& from, const std::function<void(std::string, Snap
     }
   };
   each(&Snapshot::nodes);
-  each(&Snapshot::pods);
+  // The pods' pointers are moved, not the pods (model/object_list.h, split_each).
+  from.pods.split_each([&](model::ObjectList<model::Pod>&& pod) {
+    Snapshot one;
+    one.pods = std::move(pod);
+    std::string key = key_of(std::as_const(one.pods).front());
+    fn(std::move(key), std::move(one));
+  });
   each(&Snapshot::priority_classes);
   each(&Snapshot::pdbs);
   each(&Snapshot::hyper_nodes);

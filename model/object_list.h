@@ -57,6 +57,19 @@ class ObjectList {
     other.items_.clear();
   }
 
+  // Hands each object to fn(ObjectList&&) in a list of its own, in order, and ends empty. The
+  // objects are neither copied nor moved, only their pointers: moving each object into a new
+  // one would leave the old ones' blocks as holes among the objects' own strings.
+  template <typename Fn>
+  void split_each(Fn&& fn) {
+    for (std::shared_ptr<T>& item : items_) {
+      ObjectList one;
+      one.items_.push_back(std::move(item));
+      fn(std::move(one));
+    }
+    items_.clear();
+  }
+
   template <bool kConst>
   class Iterator {
    public:

@@ -16,7 +16,8 @@
 // the bytes malloc has in use (what a leak would move), and one cycle's steps timed one by one
 // outside the loop with the memory each adds. Asserts nothing timed.
 //
-// usage: bench_controller_cycle CLUSTER.json [CYCLES] [USAGE.json]
+// usage: [LOADSHIFT_BENCH_DEFAULT_HEAP=1] bench_controller_cycle CLUSTER.json [CYCLES] [USAGE.json]
+//   LOADSHIFT_BENCH_DEFAULT_HEAP=1: without the controller's heap settings (controller/heap_settings.h)
 //   CLUSTER.json, USAGE.json: as gen_cluster.py writes them (USAGE with --pod-usage also serves
 //   per-pod usage). Without USAGE.json every tenth node runs hot (cpu 90%, memory 60%), the others
 //   at 25% / 25%, and the pod queries answer no series.
@@ -45,12 +46,15 @@
 
 #include "controller/controller_metrics.h"
 #include "controller/descheduling_loop.h"
+#include "controller/heap_settings.h"
 #include "controller/policy_watcher.h"
 #include "controller/structured_log.h"
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
 #include "placement/cluster_index.h"
+#include "model/rfc3339.h"
+#include "report/plan_view.h"
 #include "report/report.h"
 #include "strategies/plan.h"
 #include "test/bench/bench_clock.h"
@@ -234,16 +238,17 @@ double histogram_sum(prometheus::Registry& registry, const std::string& name) {
 }
 
 struct Memory {
-  double rss, hwm, trimmed, in_use;
+  double rss, hwm, trimmed, in_use, anon;
 };
 
 // VmRSS and VmHWM now, then VmRSS after malloc_trim(0), and the bytes malloc has handed out and
 // not got back (mallinfo2: every arena plus mmapped blocks) -- the figure a leak would move,
 // whatever the fragmentation of the arenas.
 Memory memory_now() {
-  Memory m{status_mib("VmRSS"), status_mib("VmHWM"), 0, 0};
+  Memory m{status_mib("VmRSS"), status_mib("VmHWM"), 0, 0, 0};
   malloc_trim(0);
   m.trimmed = status_mib("VmRSS");
+  m.anon = status_mib("RssAnon");  // of m.trimmed: the rest is the program's and libraries' files
   struct mallinfo2 info = mallinfo2();
   m.in_use = static_cast<double>(info.uordblks + info.hblkhd) / (1024.0 * 1024.0);
   return m;
@@ -251,9 +256,9 @@ Memory memory_now() {
 
 void print_memory(const char* when, const Memory& m) {
   std::printf(
-      "  %-22s VmRSS %5.0f MiB  VmHWM %5.0f MiB  after malloc_trim %5.0f MiB  malloc'd in use "
-      "%5.0f MiB\n",
-      when, m.rss, m.hwm, m.trimmed, m.in_use);
+      "  %-22s VmRSS %5.0f MiB  VmHWM %5.0f MiB  after malloc_trim %5.0f MiB (anonymous %5.0f MiB)  "
+      "malloc'd in use %5.0f MiB\n",
+      when, m.rss, m.hwm, m.trimmed, m.anon, m.in_use);
 }
 
 double percentile(std::vector<double> values, double p) {
@@ -314,6 +319,15 @@ int main(int argc, char** argv) {
     for (const auto& e : initial.errors) std::cerr << e.to_string() << "\n";
     return 1;
   }
+
+  // As `loadshift run` sets it before its cache lists; LOADSHIFT_BENCH_DEFAULT_HEAP=1 keeps
+  // glibc's own (to measure what the setting changes).
+  const char* default_heap = std::getenv("LOADSHIFT_BENCH_DEFAULT_HEAP");
+  const bool heap_set = default_heap != nullptr && std::string(default_heap) == "1"
+                            ? false
+                            : controller::apply_heap_settings();
+  std::printf("heap: %s\n", heap_set ? "fixed mmap threshold (controller/heap_settings.h)"
+                                      : "glibc's default (dynamic mmap threshold)");
 
   kube::ClusterAccess access;
   access.server = hello[0];
@@ -439,6 +453,11 @@ int main(int argc, char** argv) {
     plan_options.now = std::chrono::system_clock::now();
     strategies::Plan plan;
     measure("plan", [&] { plan = strategies::make_plan(*index, usage, *current, plan_options); });
+    std::shared_ptr<const report::PlanView> view;
+    measure("plan view (the status page's)", [&] {
+      view = std::make_shared<const report::PlanView>(
+          report::make_plan_view(*index, plan, usage, model::format_rfc3339(plan_options.now)));
+    });
     std::ostringstream report;
     measure("dry-run report", [&] {
       report::write_report(*index, plan, usage, report::ReportFormat::kTable,
