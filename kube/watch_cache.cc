@@ -6,10 +6,10 @@
 #include <functional>
 #include <limits>
 #include <map>
-#include <utility>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "model/decode.h"
 

@@ -17,10 +17,10 @@
 // outside the loop with the memory each adds. Asserts nothing timed.
 //
 // usage: [LOADSHIFT_BENCH_DEFAULT_HEAP=1] bench_controller_cycle CLUSTER.json [CYCLES] [USAGE.json]
-//   LOADSHIFT_BENCH_DEFAULT_HEAP=1: without the controller's heap settings (controller/heap_settings.h)
-//   CLUSTER.json, USAGE.json: as gen_cluster.py writes them (USAGE with --pod-usage also serves
-//   per-pod usage). Without USAGE.json every tenth node runs hot (cpu 90%, memory 60%), the others
-//   at 25% / 25%, and the pod queries answer no series.
+//   LOADSHIFT_BENCH_DEFAULT_HEAP=1: without the controller's heap settings
+//   (controller/heap_settings.h) CLUSTER.json, USAGE.json: as gen_cluster.py writes them (USAGE
+//   with --pod-usage also serves per-pod usage). Without USAGE.json every tenth node runs hot (cpu
+//   90%, memory 60%), the others at 25% / 25%, and the pod queries answer no series.
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -52,8 +52,8 @@
 #include "kube/api_client.h"
 #include "kube/watch_cache.h"
 #include "metrics/self_metrics.h"
-#include "placement/cluster_index.h"
 #include "model/rfc3339.h"
+#include "placement/cluster_index.h"
 #include "report/plan_view.h"
 #include "report/report.h"
 #include "strategies/plan.h"
@@ -256,7 +256,8 @@ Memory memory_now() {
 
 void print_memory(const char* when, const Memory& m) {
   std::printf(
-      "  %-22s VmRSS %5.0f MiB  VmHWM %5.0f MiB  after malloc_trim %5.0f MiB (anonymous %5.0f MiB)  "
+      "  %-22s VmRSS %5.0f MiB  VmHWM %5.0f MiB  after malloc_trim %5.0f MiB (anonymous %5.0f MiB) "
+      " "
       "malloc'd in use %5.0f MiB\n",
       when, m.rss, m.hwm, m.trimmed, m.anon, m.in_use);
 }
@@ -327,7 +328,7 @@ int main(int argc, char** argv) {
                             ? false
                             : controller::apply_heap_settings();
   std::printf("heap: %s\n", heap_set ? "fixed mmap threshold (controller/heap_settings.h)"
-                                      : "glibc's default (dynamic mmap threshold)");
+                                     : "glibc's default (dynamic mmap threshold)");
 
   kube::ClusterAccess access;
   access.server = hello[0];
