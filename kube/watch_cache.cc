@@ -6,6 +6,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
@@ -75,6 +76,40 @@ void append_copy(Snapshot& into, const Snapshot& from) {
   copy_all(into.namespaces, from.namespaces);
 }
 
+// One object of the cache. A pod (by far the most objects) is kept as its shared pointer alone: a
+// Snapshot of one per pod cost about 250 bytes more each, 36 MiB at 150,000 pods. Any other kind
+// is kept as a Snapshot of one.
+class StoredObject {
+ public:
+  StoredObject() = default;
+  explicit StoredObject(Snapshot&& one) {
+    if (!one.pods.empty()) {
+      pod_ = std::move(one.pods);
+    } else {
+      other_ = std::make_unique<Snapshot>(std::move(one));
+    }
+  }
+
+  // Adds the object to `out`; a pod is shared, not copied.
+  void append_to(Snapshot& out) const {
+    if (other_) {
+      append_copy(out, *other_);
+    } else {
+      out.pods.append(pod_);
+    }
+  }
+  // The pod or node held: an empty list when the object is of another kind.
+  const model::ObjectList<model::Pod>& pods() const { return pod_; }
+  const std::vector<model::Node>& nodes() const {
+    static const std::vector<model::Node> kNone;
+    return other_ ? other_->nodes : kNone;
+  }
+
+ private:
+  model::ObjectList<model::Pod> pod_;  // one pod, or empty
+  std::unique_ptr<Snapshot> other_;    // one object of any other kind
+};
+
 std::string string_at(const nlohmann::json& object, const char* a, const char* b) {
   if (!object.is_object() || !object.contains(a) || !object[a].is_object()) return "";
   const nlohmann::json& inner = object[a];
@@ -83,7 +118,7 @@ std::string string_at(const nlohmann::json& object, const char* a, const char* b
 
 struct CollectionState {
   const Collection* collection = nullptr;
-  std::map<std::string, Snapshot> objects;
+  std::map<std::string, StoredObject> objects;
   std::vector<model::DecodeError> list_errors;             // of the last list
   std::map<std::string, model::DecodeError> event_errors;  // by object key, since
   std::string resource_version;
@@ -171,9 +206,9 @@ struct WatchCache::Impl {
       return ListEnd::kFailed;
     }
     ++(result.source == ListSource::kConsistent ? consistent_lists : cache_lists);
-    std::map<std::string, Snapshot> objects;
+    std::map<std::string, StoredObject> objects;
     for_each_object(std::move(result.snapshot), [&](std::string key, Snapshot one) {
-      objects[std::move(key)] = std::move(one);
+      objects[std::move(key)] = StoredObject(std::move(one));
     });
     {
       std::lock_guard<std::mutex> lock(mutex);
@@ -247,7 +282,7 @@ struct WatchCache::Impl {
       state.objects.erase(key);
     } else {
       state.event_errors.erase(key);
-      state.objects[key] = std::move(one);
+      state.objects[key] = StoredObject(std::move(one));
     }
     if (!rv.empty()) state.resource_version = rv;
     state.contact = std::chrono::steady_clock::now();
@@ -446,7 +481,7 @@ Snapshot WatchCache::snapshot() const {
   std::lock_guard<std::mutex> lock(impl_->mutex);
   Snapshot out;
   for (const CollectionState& s : impl_->states) {
-    for (const auto& [key, one] : s.objects) append_copy(out, one);
+    for (const auto& [key, one] : s.objects) one.append_to(out);
   }
   return out;
 }
@@ -499,8 +534,8 @@ std::optional<model::Pod> WatchCache::pod(std::string_view namespace_,
   const CollectionState* pods = state_of(impl_->states, "Pods");
   if (pods == nullptr) return std::nullopt;
   auto it = pods->objects.find(std::string(namespace_) + "/" + std::string(name));
-  if (it == pods->objects.end() || it->second.pods.empty()) return std::nullopt;
-  return it->second.pods.front();
+  if (it == pods->objects.end() || it->second.pods().empty()) return std::nullopt;
+  return it->second.pods().front();
 }
 
 std::optional<model::Node> WatchCache::node(std::string_view name) const {
@@ -508,8 +543,8 @@ std::optional<model::Node> WatchCache::node(std::string_view name) const {
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return std::nullopt;
   auto it = nodes->objects.find("/" + std::string(name));
-  if (it == nodes->objects.end() || it->second.nodes.empty()) return std::nullopt;
-  return it->second.nodes.front();
+  if (it == nodes->objects.end() || it->second.nodes().empty()) return std::nullopt;
+  return it->second.nodes().front();
 }
 
 std::vector<model::Node> WatchCache::nodes() const {
@@ -518,7 +553,7 @@ std::vector<model::Node> WatchCache::nodes() const {
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return out;
   for (const auto& [key, one] : nodes->objects) {
-    out.insert(out.end(), one.nodes.begin(), one.nodes.end());
+    out.insert(out.end(), one.nodes().begin(), one.nodes().end());
   }
   return out;
 }
@@ -528,7 +563,7 @@ void WatchCache::visit_nodes(const std::function<void(const model::Node&)>& visi
   const CollectionState* nodes = state_of(impl_->states, "Nodes");
   if (nodes == nullptr) return;
   for (const auto& [key, one] : nodes->objects) {
-    for (const model::Node& node : one.nodes) visit(node);
+    for (const model::Node& node : one.nodes()) visit(node);
   }
 }
 
@@ -538,7 +573,7 @@ std::vector<model::Pod> WatchCache::pods_on_node(std::string_view node) const {
   const CollectionState* pods = state_of(impl_->states, "Pods");
   if (pods == nullptr) return out;
   for (const auto& [key, one] : pods->objects) {
-    for (const model::Pod& pod : one.pods) {
+    for (const model::Pod& pod : one.pods()) {
       if (pod.node_name == node) out.push_back(pod);
     }
   }
