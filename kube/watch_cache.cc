@@ -110,12 +110,6 @@ class StoredObject {
   std::unique_ptr<Snapshot> other_;    // one object of any other kind
 };
 
-std::string string_at(const nlohmann::json& object, const char* a, const char* b) {
-  if (!object.is_object() || !object.contains(a) || !object[a].is_object()) return "";
-  const nlohmann::json& inner = object[a];
-  return inner.contains(b) && inner[b].is_string() ? inner[b].get<std::string>() : "";
-}
-
 struct CollectionState {
   const Collection* collection = nullptr;
   std::map<std::string, StoredObject> objects;
@@ -227,20 +221,20 @@ struct WatchCache::Impl {
     return ListEnd::kListed;
   }
 
-  // One event line; false ends the stream with `end` set.
-  bool apply(size_t i, std::string_view line, WatchEnd& end) {
-    nlohmann::json event = nlohmann::json::parse(line, nullptr, false);
-    if (!event.is_object() || !event.contains("type") || !event["type"].is_string() ||
-        !event.contains("object")) {
+  // One event line, decoded by the watch's own decoder; false ends the stream with `end` set.
+  bool apply(size_t i, std::string_view line, WatchEnd& end, model::WatchEventDecoder& decoder) {
+    model::WatchEventSummary event;
+    Snapshot one;
+    if (!decoder.decode(line, &one, &event)) {
       record_error(i,
                    "a watch event that is not {type, object}: " + std::string(line.substr(0, 200)));
       end = WatchEnd::kFailed;
       return false;
     }
-    const std::string type = event["type"].get<std::string>();
-    const nlohmann::json& object = event["object"];
     ++events;
-    if (type == "ERROR") {
+    const std::string& type = event.type;
+    if (type == "ERROR") {  // rare: read whole
+      const nlohmann::json object = nlohmann::json::parse(line, nullptr, false)["object"];
       if (object.is_object() && object.value("code", 0) == 410) {
         end = WatchEnd::kRelist;  // the watch window passed: list again
       } else {
@@ -249,15 +243,14 @@ struct WatchCache::Impl {
       }
       return false;
     }
-    const std::string rv = string_at(object, "metadata", "resourceVersion");
+    const std::string& rv = event.resource_version;
     if (type == "BOOKMARK") {
       std::lock_guard<std::mutex> lock(mutex);
       if (!rv.empty()) states[i].resource_version = rv;
       states[i].contact = std::chrono::steady_clock::now();
       return true;
     }
-    std::string name = string_at(object, "metadata", "name");
-    std::string key = string_at(object, "metadata", "namespace") + "/" + name;
+    std::string key = event.namespace_ + "/" + event.name;
     if (type == "DELETED") {
       std::lock_guard<std::mutex> lock(mutex);
       states[i].objects.erase(key);
@@ -271,14 +264,12 @@ struct WatchCache::Impl {
       end = WatchEnd::kFailed;
       return false;
     }
-    Snapshot one;
-    model::DecodeSummary summary = model::decode_json(object.dump(), &one);
     std::lock_guard<std::mutex> lock(mutex);
     CollectionState& state = states[i];
-    if (!summary.errors.empty()) {
+    if (!event.decoded.errors.empty()) {
       // Kept out, and said until the object is fixed or deleted: the controller plans on
       // nothing while an object is unreadable.
-      state.event_errors[key] = std::move(summary.errors.front());
+      state.event_errors[key] = std::move(event.decoded.errors.front());
       state.objects.erase(key);
     } else {
       state.event_errors.erase(key);
@@ -301,6 +292,7 @@ struct WatchCache::Impl {
         "?watch=1&allowWatchBookmarks=true&resourceVersion=" + http::HttpClient::escape(rv) +
         "&timeoutSeconds=" + std::to_string(options.watch_timeout.count());
     WatchEnd end = WatchEnd::kReconnect;
+    model::WatchEventDecoder decoder;
     std::string pending;
     bool opened = false;
     ++watches;
@@ -322,7 +314,7 @@ struct WatchCache::Impl {
                    start = newline + 1) {
                 std::string_view line(pending.data() + start, newline - start);
                 if (line.empty()) continue;
-                if (!apply(i, line, end)) return false;
+                if (!apply(i, line, end, decoder)) return false;
               }
               pending.erase(0, start);
               return !stop.load();

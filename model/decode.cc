@@ -207,6 +207,49 @@ DecodeSummary decode_json(std::string_view json, Snapshot* snapshot) {
   return decoder.finish();
 }
 
+struct WatchEventDecoder::State {
+  ObjectDecoder objects;
+  PaddedBuffer line, object;
+};
+
+WatchEventDecoder::WatchEventDecoder() : state_(std::make_unique<State>()) {}
+WatchEventDecoder::~WatchEventDecoder() = default;
+
+bool WatchEventDecoder::decode(std::string_view line, Snapshot* snapshot, WatchEventSummary* out) {
+  State& state = *state_;
+  state.line.clear();
+  state.line.append(line.data(), line.size());
+  WatchEventSummary event;
+  std::string_view object;
+  if (!state.objects.split_watch_event(state.line, &event.type, &object)) return false;
+  state.object.clear();
+  state.object.append(object.data(), object.size());
+  if (!state.objects.read_identity(state.object, &event.name, &event.namespace_,
+                                   &event.resource_version)) {
+    return false;
+  }
+  if (event.type == "ADDED" || event.type == "MODIFIED") {
+    ObjectSource source;
+    source.label = "document";  // as decode_json names a single object
+    source.missing_kind_message = "missing";
+    ObjectResult result = state.objects.decode(state.object, source, snapshot);
+    switch (result.outcome) {
+      case ObjectOutcome::kAdded:
+        ++event.decoded.objects;
+        break;
+      case ObjectOutcome::kSkipped:
+        ++event.decoded.skipped[result.skipped_kind];
+        break;
+      case ObjectOutcome::kRejected:
+      case ObjectOutcome::kMalformed:
+        add_error(event.decoded, std::move(result.error));
+        break;
+    }
+  }
+  *out = std::move(event);
+  return true;
+}
+
 namespace {
 
 // Names errors of the index'th YAML document so that a person can find them.

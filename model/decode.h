@@ -75,6 +75,36 @@ class JsonSnapshotDecoder {
 // Decodes a whole JSON document held in memory.
 DecodeSummary decode_json(std::string_view json, Snapshot* snapshot);
 
+// One line of a watch stream: {"type": ADDED | MODIFIED | DELETED | BOOKMARK | ERROR, "object":
+// {...}}.
+struct WatchEventSummary {
+  std::string type;  // as written
+  // The object's metadata as written (empty when absent).
+  std::string name, namespace_, resource_version;
+  DecodeSummary decoded;  // ADDED and MODIFIED only: the object, as decode_json reports it
+};
+
+// Decodes the lines of watch streams one at a time, reusing its parser and buffers: a watch
+// brings many small documents, and a decoder made per event cost more than the event. Not
+// copyable; not thread-safe (one per watching thread).
+class WatchEventDecoder {
+ public:
+  WatchEventDecoder();
+  ~WatchEventDecoder();
+  WatchEventDecoder(const WatchEventDecoder&) = delete;
+  WatchEventDecoder& operator=(const WatchEventDecoder&) = delete;
+
+  // False when `line` is not a well-formed JSON object with a string "type" and an object
+  // "object"; `*out` then says nothing. Else fills `*out`, and for ADDED and MODIFIED decodes the
+  // object into `*snapshot` (a bad object is left out and reported in out->decoded, as by
+  // decode_json). DELETED, BOOKMARK and ERROR objects are not decoded.
+  bool decode(std::string_view line, Snapshot* snapshot, WatchEventSummary* out);
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
+
 // Every object `snapshot` holds, of every kind (what DecodeSummary::objects counts as added).
 size_t object_count(const Snapshot& snapshot);
 

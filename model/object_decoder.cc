@@ -442,6 +442,70 @@ ObjectResult ObjectDecoder::decode(const PaddedBuffer& json, const ObjectSource&
   return result;
 }
 
+bool ObjectDecoder::split_watch_event(const PaddedBuffer& line, std::string* type,
+                                      std::string_view* object) {
+  simdjson::padded_string_view text(line.data(), line.size(), line.size() + kJsonPadding);
+  od::document doc;
+  od::object root;
+  if (impl_->parser.iterate(text).get(doc) != simdjson::SUCCESS ||
+      doc.get_object().get(root) != simdjson::SUCCESS) {
+    return false;
+  }
+  bool has_type = false, has_object = false;
+  for (auto member : root) {
+    od::field field;
+    if (std::move(member).get(field) != simdjson::SUCCESS) return false;
+    std::string_view key;
+    if (field.unescaped_key().get(key) != simdjson::SUCCESS) return false;
+    if (key == "type") {
+      std::string_view value;
+      if (field.value().get_string().get(value) != simdjson::SUCCESS) return false;
+      type->assign(value);
+      has_type = true;
+    } else if (key == "object") {
+      od::object value;
+      if (field.value().get_object().get(value) != simdjson::SUCCESS ||
+          value.raw_json().get(*object) != simdjson::SUCCESS) {
+        return false;
+      }
+      has_object = true;
+    }
+  }
+  return has_type && has_object;
+}
+
+bool ObjectDecoder::read_identity(const PaddedBuffer& object, std::string* name,
+                                  std::string* namespace_name, std::string* resource_version) {
+  simdjson::padded_string_view text(object.data(), object.size(), object.size() + kJsonPadding);
+  od::document doc;
+  od::object root;
+  if (impl_->parser.iterate(text).get(doc) != simdjson::SUCCESS ||
+      doc.get_object().get(root) != simdjson::SUCCESS) {
+    return false;
+  }
+  for (auto member : root) {
+    od::field field;
+    if (std::move(member).get(field) != simdjson::SUCCESS) return false;
+    if (field.key() != "metadata") continue;
+    od::object metadata;
+    if (field.value().get_object().get(metadata) != simdjson::SUCCESS) return true;
+    for (auto meta_member : metadata) {
+      od::field meta_field;
+      if (std::move(meta_member).get(meta_field) != simdjson::SUCCESS) return false;
+      std::string* out = meta_field.key() == "name"              ? name
+                         : meta_field.key() == "namespace"       ? namespace_name
+                         : meta_field.key() == "resourceVersion" ? resource_version
+                                                                 : nullptr;
+      std::string_view value;
+      if (out != nullptr && meta_field.value().get_string().get(value) == simdjson::SUCCESS) {
+        out->assign(value);
+      }
+    }
+    return true;
+  }
+  return true;
+}
+
 std::optional<std::string> ObjectDecoder::unescape(std::string_view raw_body) {
   PaddedBuffer quoted_body;
   quoted_body.append("\"", 1);

@@ -56,6 +56,16 @@ class ObjectDecoder {
   // is left as it was. Never throws except std::bad_alloc.
   ObjectResult decode(const PaddedBuffer& json, const ObjectSource& source, Snapshot* snapshot);
 
+  // Splits one watch event line ({"type": ..., "object": {...}}): its type (escapes decoded) and
+  // the text of its object, a view into `line`. False when `line` is not a JSON object with a
+  // string "type" and an object "object".
+  bool split_watch_event(const PaddedBuffer& line, std::string* type, std::string_view* object);
+
+  // metadata.name, metadata.namespace and metadata.resourceVersion of `object` as written
+  // (each empty when absent or not a string). False when `object` is not a JSON object.
+  bool read_identity(const PaddedBuffer& object, std::string* name, std::string* namespace_name,
+                     std::string* resource_version);
+
   // The text of a JSON string given its raw body (the bytes between the quotes), escapes
   // decoded; nullopt when the body is not a valid JSON string.
   std::optional<std::string> unescape(std::string_view raw_body);
