@@ -127,7 +127,8 @@ struct CollectionState {
 
 // kNotPermitted (list or watch): an optional collection was refused (403); it is left empty.
 // kRelist: list again (the watch's resourceVersion is gone, 410; an event could not be applied).
-enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed, kNotPermitted };
+// kWatchListRefused: the server refused sendInitialEvents (a list is read instead).
+enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed, kNotPermitted, kWatchListRefused };
 enum class ListEnd { kListed, kFailed, kNotPermitted };
 
 }  // namespace
@@ -142,7 +143,10 @@ struct WatchCache::Impl {
   std::vector<CollectionState> states;
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
-  std::atomic<size_t> events{0}, relists{0}, watches{0}, cache_lists{0}, consistent_lists{0};
+  std::atomic<size_t> events{0}, relists{0}, watches{0}, cache_lists{0}, consistent_lists{0},
+      watch_lists{0};
+  // Set at the first refusal of a watch-list: every collection lists from then on.
+  std::atomic<bool> watch_list_refused{false};
 
   // Sleeps `duration`, or less when the cache stops.
   void pause(milliseconds duration) {
@@ -204,13 +208,21 @@ struct WatchCache::Impl {
     for_each_object(std::move(result.snapshot), [&](std::string key, Snapshot one) {
       objects[std::move(key)] = StoredObject(std::move(one));
     });
+    install(i, std::move(objects), std::move(result.errors), result.resource_version);
+    return ListEnd::kListed;
+  }
+
+  // A whole collection as a list or a watch-list's initial events gave it, in place of what the
+  // cache held, under one lock (a consistent view of it, never half of one and half the other).
+  void install(size_t i, std::map<std::string, StoredObject>&& objects,
+               std::vector<model::DecodeError>&& errors, const std::string& resource_version) {
     {
       std::lock_guard<std::mutex> lock(mutex);
       CollectionState& state = states[i];
       state.objects = std::move(objects);
-      state.list_errors = std::move(result.errors);
+      state.list_errors = std::move(errors);
       state.event_errors.clear();
-      state.resource_version = result.resource_version;
+      state.resource_version = resource_version;
       state.synced = true;
       state.installed = true;
       state.permitted = true;
@@ -218,7 +230,49 @@ struct WatchCache::Impl {
       state.contact = std::chrono::steady_clock::now();
     }
     changed.notify_all();
-    return ListEnd::kListed;
+  }
+
+  // What a watch-list sends before its initial-events-end bookmark: held aside, and installed
+  // at the bookmark as a list is, so the collection never shows a part of it.
+  struct InitialEvents {
+    std::map<std::string, StoredObject> objects;
+    std::vector<model::DecodeError> errors;
+    bool relist = false;  // not the collection's first sync (counted in stats().relists)
+    bool ended = false;   // the initial-events-end bookmark came and the objects are installed
+  };
+
+  // One event of a watch-list before its bookmark; false ends the stream with `end` set.
+  bool collect(size_t i, std::string_view line, WatchEnd& end, model::WatchEventDecoder& decoder,
+               InitialEvents& initial) {
+    model::WatchEventSummary event;
+    Snapshot one;
+    if (!decoder.decode(line, &one, &event) || event.type == "ERROR") {
+      return apply(i, line, end, decoder);  // says what is wrong, or reads the ERROR
+    }
+    ++events;
+    std::string key = event.namespace_ + "/" + event.name;
+    if (event.type == "ADDED" || event.type == "MODIFIED") {
+      if (!event.decoded.errors.empty()) {
+        initial.errors.push_back(std::move(event.decoded.errors.front()));
+        initial.objects.erase(key);
+      } else {
+        initial.objects[key] = StoredObject(std::move(one));
+      }
+      return true;
+    }
+    if (event.type == "DELETED") {
+      initial.objects.erase(key);
+      return true;
+    }
+    if (event.type == "BOOKMARK") {
+      if (!event.initial_events_end) return true;  // progress, not the end
+      ++watch_lists;  // before install(): a waiter woken by it sees the count
+      if (initial.relist) ++relists;
+      install(i, std::move(initial.objects), std::move(initial.errors), event.resource_version);
+      initial.ended = true;
+      return true;
+    }
+    return apply(i, line, end, decoder);  // an unknown type: said and ended there
   }
 
   // One event line, decoded by the watch's own decoder; false ends the stream with `end` set.
@@ -280,7 +334,12 @@ struct WatchCache::Impl {
     return true;
   }
 
-  WatchEnd watch(size_t i) {
+  // A watch from the collection's resourceVersion; with `watch_list`, the streaming watch-list
+  // (sendInitialEvents=true) that first sends the whole collection (the current state, or not
+  // older than the resourceVersion the cache held) and installs it at its initial-events-end
+  // bookmark (`relist`: not the collection's first sync); `*listed` then says whether that
+  // bookmark came.
+  WatchEnd watch(size_t i, bool watch_list = false, bool relist = false, bool* listed = nullptr) {
     const Collection& collection = *states[i].collection;
     std::string rv;
     {
@@ -288,11 +347,16 @@ struct WatchCache::Impl {
       rv = states[i].resource_version;
     }
     const std::string path =
-        collection.path +
-        "?watch=1&allowWatchBookmarks=true&resourceVersion=" + http::HttpClient::escape(rv) +
+        collection.path + "?watch=1" +
+        (watch_list ? "&sendInitialEvents=true&resourceVersionMatch=NotOlderThan" : "") +
+        "&allowWatchBookmarks=true&resourceVersion=" + http::HttpClient::escape(rv) +
         "&timeoutSeconds=" + std::to_string(options.watch_timeout.count());
     WatchEnd end = WatchEnd::kReconnect;
     model::WatchEventDecoder decoder;
+    InitialEvents initial;
+    initial.ended = !watch_list;
+    initial.relist = relist;
+    if (listed != nullptr) *listed = false;
     std::string pending;
     bool opened = false;
     ++watches;
@@ -314,7 +378,12 @@ struct WatchCache::Impl {
                    start = newline + 1) {
                 std::string_view line(pending.data() + start, newline - start);
                 if (line.empty()) continue;
-                if (!apply(i, line, end, decoder)) return false;
+                if (!initial.ended) {
+                  if (!collect(i, line, end, decoder, initial)) return false;
+                  if (initial.ended && listed != nullptr) *listed = true;
+                } else if (!apply(i, line, end, decoder)) {
+                  return false;
+                }
               }
               pending.erase(0, start);
               return !stop.load();
@@ -326,6 +395,10 @@ struct WatchCache::Impl {
           },
           stream);
     } catch (const ApiError& e) {
+      // A server without the watch-list refuses its options (422 Invalid; 400 from proxies).
+      if (watch_list && (e.status() == 422 || e.status() == 400)) {
+        return WatchEnd::kWatchListRefused;
+      }
       if (e.status() == 410) return WatchEnd::kRelist;
       if (e.status() == 404 && collection.custom) return WatchEnd::kRediscover;
       if (e.status() == 403 && collection.optional) {
@@ -352,6 +425,28 @@ struct WatchCache::Impl {
     auto fail = [&] {
       pause(backoff);
       backoff = std::min(backoff * 2, options.max_backoff);
+    };
+    // What follows a watch's end.
+    auto after_watch = [&](WatchEnd end) {
+      switch (end) {
+        case WatchEnd::kReconnect:
+          backoff = options.first_backoff;
+          break;
+        case WatchEnd::kRelist:
+        case WatchEnd::kWatchListRefused:
+          need_list = true;
+          break;
+        case WatchEnd::kRediscover:
+          need_discovery = true;
+          break;
+        case WatchEnd::kFailed:
+          fail();
+          break;
+        case WatchEnd::kNotPermitted:  // e.g. list granted, watch not: list again later
+          pause(options.crd_recheck);
+          need_list = true;
+          break;
+      }
     };
     while (!stop.load()) {
       if (need_discovery) {
@@ -382,6 +477,31 @@ struct WatchCache::Impl {
         need_discovery = false;
         need_list = true;
       }
+      if (need_list && options.watch_list && !watch_list_refused.load()) {
+        // The watch-list: the collection and then its changes in one stream, as client-go's
+        // reflector reads them where the server offers it.
+        bool listed = false;
+        WatchEnd end = watch(i, true, !first, &listed);
+        if (end == WatchEnd::kWatchListRefused) {
+          watch_list_refused = true;  // and a list below, at once
+        } else if (listed) {          // counted at its bookmark
+          first = false;
+          need_list = false;
+          source = ListSource::kNotOlderThan;
+          backoff = options.first_backoff;
+          after_watch(end);  // the stream went on as a watch, and has ended
+          continue;
+        } else if (stop.load()) {
+          break;
+        } else if (end == WatchEnd::kNotPermitted || end == WatchEnd::kRediscover) {
+          after_watch(end);
+          continue;
+        } else if (end == WatchEnd::kReconnect) {
+          // Ended before its bookmark: a list this time.
+          record_error(i, "the watch-list ended before its initial-events-end bookmark");
+        }
+        // Otherwise failed before its bookmark (its error kept): a list this time.
+      }
       if (need_list) {
         ListEnd listed = list(i, source);
         if (listed == ListEnd::kNotPermitted) {
@@ -398,24 +518,7 @@ struct WatchCache::Impl {
         source = ListSource::kNotOlderThan;
         backoff = options.first_backoff;
       }
-      switch (watch(i)) {
-        case WatchEnd::kReconnect:
-          backoff = options.first_backoff;
-          break;
-        case WatchEnd::kRelist:
-          need_list = true;
-          break;
-        case WatchEnd::kRediscover:
-          need_discovery = true;
-          break;
-        case WatchEnd::kFailed:
-          fail();
-          break;
-        case WatchEnd::kNotPermitted:  // e.g. list granted, watch not: list again later
-          pause(options.crd_recheck);
-          need_list = true;
-          break;
-      }
+      after_watch(watch(i));
     }
   }
 };
@@ -494,6 +597,8 @@ WatchCacheStats WatchCache::stats() const {
   stats.relists = impl_->relists.load();
   stats.cache_lists = impl_->cache_lists.load();
   stats.consistent_lists = impl_->consistent_lists.load();
+  stats.watch_lists = impl_->watch_lists.load();
+  stats.watch_list_refused = impl_->watch_list_refused.load();
   stats.watches = impl_->watches.load();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const auto now = std::chrono::steady_clock::now();

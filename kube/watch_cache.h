@@ -1,6 +1,14 @@
 // The watch cache (an informer) of every collection the plan reads: a paginated list, then a
 // watch from the list's resourceVersion that keeps the objects current. One thread per collection.
 //
+// - Where the server offers it (v1.32+, or the WatchList feature gate), a collection is synced
+//   with the streaming watch-list instead, as client-go's reflector does: one watch with
+//   sendInitialEvents=true&resourceVersionMatch=NotOlderThan sends every object (the current
+//   state at the first sync; not older than what the cache held at a relist), then a BOOKMARK
+//   annotated k8s.io/initial-events-end, then the changes. The objects are held aside and
+//   installed at that bookmark, whole, as a list is. A server that refuses it (422: v1.26-v1.31
+//   without the gate) is asked once; the cache then lists. A watch-list that ends or fails
+//   before its bookmark is followed by a list.
 // - Events ADDED and MODIFIED replace the object, DELETED removes it, BOOKMARK moves the
 //   resourceVersion on; an ERROR event with 410 (the watch window passed) or an HTTP 410 relists.
 // - A stream that ends (timeoutSeconds) or breaks off is watched again from the last
@@ -33,6 +41,9 @@ namespace loadshift::kube {
 
 struct WatchCacheOptions {
   ReadOptions list;  // page size of the lists (their source is the cache's to choose)
+  // Sync each collection with the streaming watch-list where the server offers it (see the top
+  // of this file); false: always a list, then a watch.
+  bool watch_list = true;
   std::chrono::seconds watch_timeout{300};        // timeoutSeconds of each watch request
   std::chrono::milliseconds first_backoff{1000};  // after a failed list or watch
   std::chrono::milliseconds max_backoff{30000};
@@ -48,6 +59,10 @@ struct WatchCacheStats {
   // too, not older than what the cache held), and consistent reads (where the server refused the
   // cache: kube/cluster_reader.h ListSource).
   size_t cache_lists = 0, consistent_lists = 0;
+  // Collections synced by a watch-list (first syncs and relists), and whether the server
+  // refused it (from then on every collection lists).
+  size_t watch_lists = 0;
+  bool watch_list_refused = false;
   // The last error of each collection that has not recovered from it since, e.g. "Pods: GET
   // ...: 403 Forbidden: ..."; cleared by a list, or by a watch that opens or ends on time.
   std::vector<std::string> errors;

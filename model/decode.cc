@@ -224,10 +224,8 @@ bool WatchEventDecoder::decode(std::string_view line, Snapshot* snapshot, WatchE
   if (!state.objects.split_watch_event(state.line, &event.type, &object)) return false;
   state.object.clear();
   state.object.append(object.data(), object.size());
-  if (!state.objects.read_identity(state.object, &event.name, &event.namespace_,
-                                   &event.resource_version)) {
-    return false;
-  }
+  if (!state.objects.read_identity(state.object, &event)) return false;
+  if (event.type != "BOOKMARK") event.initial_events_end = false;
   if (event.type == "ADDED" || event.type == "MODIFIED") {
     ObjectSource source;
     source.label = "document";  // as decode_json names a single object

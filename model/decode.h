@@ -81,6 +81,9 @@ struct WatchEventSummary {
   std::string type;  // as written
   // The object's metadata as written (empty when absent).
   std::string name, namespace_, resource_version;
+  // A BOOKMARK annotated k8s.io/initial-events-end: "true": a watch-list's initial objects
+  // have all been sent (sendInitialEvents=true).
+  bool initial_events_end = false;
   DecodeSummary decoded;  // ADDED and MODIFIED only: the object, as decode_json reports it
 };
 

@@ -474,8 +474,7 @@ bool ObjectDecoder::split_watch_event(const PaddedBuffer& line, std::string* typ
   return has_type && has_object;
 }
 
-bool ObjectDecoder::read_identity(const PaddedBuffer& object, std::string* name,
-                                  std::string* namespace_name, std::string* resource_version) {
+bool ObjectDecoder::read_identity(const PaddedBuffer& object, WatchEventSummary* event) {
   simdjson::padded_string_view text(object.data(), object.size(), object.size() + kJsonPadding);
   od::document doc;
   od::object root;
@@ -492,9 +491,23 @@ bool ObjectDecoder::read_identity(const PaddedBuffer& object, std::string* name,
     for (auto meta_member : metadata) {
       od::field meta_field;
       if (std::move(meta_member).get(meta_field) != simdjson::SUCCESS) return false;
-      std::string* out = meta_field.key() == "name"              ? name
-                         : meta_field.key() == "namespace"       ? namespace_name
-                         : meta_field.key() == "resourceVersion" ? resource_version
+      if (meta_field.key() == "annotations") {
+        od::object annotations;
+        if (meta_field.value().get_object().get(annotations) != simdjson::SUCCESS) continue;
+        for (auto annotation : annotations) {
+          od::field entry;
+          if (std::move(annotation).get(entry) != simdjson::SUCCESS) return false;
+          std::string_view value;
+          if (entry.key() == "k8s.io/initial-events-end" &&
+              entry.value().get_string().get(value) == simdjson::SUCCESS) {
+            event->initial_events_end = value == "true";
+          }
+        }
+        continue;
+      }
+      std::string* out = meta_field.key() == "name"              ? &event->name
+                         : meta_field.key() == "namespace"       ? &event->namespace_
+                         : meta_field.key() == "resourceVersion" ? &event->resource_version
                                                                  : nullptr;
       std::string_view value;
       if (out != nullptr && meta_field.value().get_string().get(value) == simdjson::SUCCESS) {

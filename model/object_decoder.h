@@ -62,9 +62,9 @@ class ObjectDecoder {
   bool split_watch_event(const PaddedBuffer& line, std::string* type, std::string_view* object);
 
   // metadata.name, metadata.namespace and metadata.resourceVersion of `object` as written
-  // (each empty when absent or not a string). False when `object` is not a JSON object.
-  bool read_identity(const PaddedBuffer& object, std::string* name, std::string* namespace_name,
-                     std::string* resource_version);
+  // (each empty when absent or not a string), and whether its annotation
+  // k8s.io/initial-events-end is "true". False when `object` is not a JSON object.
+  bool read_identity(const PaddedBuffer& object, WatchEventSummary* event);
 
   // The text of a JSON string given its raw body (the bytes between the quotes), escapes
   // decoded; nullopt when the body is not a valid JSON string.

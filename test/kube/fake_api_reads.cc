@@ -149,8 +149,35 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
     timeout = static_cast<int>(
         parse_rv(req.get_param_value("timeoutSeconds")).value_or(kDefaultWatchTimeoutSeconds));
   }
-  auto watch =
-      store.open_watch(r, r.namespaced ? p.ns : "", rv, bookmarks == "true" || bookmarks == "1");
+  // The watch options' validation of the real server (v1.27+; v1.26 forbids resourceVersionMatch
+  // on every watch, with the same 422).
+  const bool send_initial_events = req.get_param_value("sendInitialEvents") == "true";
+  const bool bookmarks_on = bookmarks == "true" || bookmarks == "1";
+  const std::string match = req.get_param_value("resourceVersionMatch");
+  std::string invalid;
+  if (!match.empty() && !req.has_param("sendInitialEvents")) {
+    invalid =
+        "resourceVersionMatch: Forbidden: resourceVersionMatch is forbidden for watch unless "
+        "sendInitialEvents is provided";
+  } else if (send_initial_events && match != "NotOlderThan") {
+    invalid =
+        "resourceVersionMatch: Forbidden: sendInitialEvents requires setting "
+        "resourceVersionMatch to NotOlderThan";
+  } else if (send_initial_events && !options.watch_list) {
+    invalid =
+        "sendInitialEvents: Forbidden: sendInitialEvents is forbidden for watch unless the "
+        "WatchList feature gate is enabled";
+  } else if (send_initial_events && !bookmarks_on) {
+    invalid =
+        "allowWatchBookmarks: Forbidden: sendInitialEvents requires setting "
+        "allowWatchBookmarks to true";
+  }
+  if (!invalid.empty()) {
+    json_answer(res, 422,
+                status_body(422, "Invalid", "ListOptions.meta.k8s.io \"\" is invalid: " + invalid));
+    return;
+  }
+  auto watch = store.open_watch(r, r.namespaced ? p.ns : "", rv, bookmarks_on, send_initial_events);
   if (cut_after_start) watch->cut_after_queued = true;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
   common_headers(res, 200);

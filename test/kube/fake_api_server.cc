@@ -462,5 +462,8 @@ uint64_t FakeApiServer::resource_version() const {
 size_t FakeApiServer::cache_lists() const {
   return impl_->store.cache_lists();
 }
+size_t FakeApiServer::watch_lists() const {
+  return impl_->store.watch_lists();
+}
 
 }  // namespace loadshift::testing

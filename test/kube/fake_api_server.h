@@ -116,6 +116,11 @@ struct FakeApiServerOptions {
   // test calls remove(). A grace period of 0, an unscheduled pod or a Succeeded/Failed one is
   // removed at once either way, like the real server.
   bool evicted_pods_terminate = false;
+  // true: watches take sendInitialEvents=true (the streaming watch-list, beta and on by default
+  // since v1.32): ADDED for every object, then a BOOKMARK annotated k8s.io/initial-events-end.
+  // false (default): refused with 422 Invalid, as a v1.27-v1.31 server without the WatchList
+  // feature gate refuses it (v1.26 refuses resourceVersionMatch on a watch the same way).
+  bool watch_list = false;
 };
 
 // One request as received. Header names are lower-case; query is the raw query string (no '?').
@@ -207,6 +212,8 @@ class FakeApiServer {
   // Lists served as the API server's watch cache serves them (resourceVersion=0: the whole
   // collection, any limit ignored; a version not older than one it has, without a limit).
   size_t cache_lists() const;
+  // Watch-lists served (sendInitialEvents=true, accepted).
+  size_t watch_lists() const;
 
  private:
   struct Impl;

@@ -425,7 +425,7 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
 
 std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, const std::string& ns,
                                                      std::optional<uint64_t> resource_version,
-                                                     bool bookmarks) {
+                                                     bool bookmarks, bool initial_events_end) {
   std::lock_guard lock(mu_);
   Collection& c = collections_.at(r.collection());
   auto w = std::make_shared<WatchStream>();
@@ -433,7 +433,17 @@ std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, cons
   w->ns = ns;
   w->bookmarks = bookmarks;
   auto matches = [&](const StoredObject& o) { return ns.empty() || o.ns == ns; };
-  if (!resource_version || *resource_version == 0) {
+  if (initial_events_end) {
+    // The current state (not older than any version the caller may name: this store has only
+    // the newest), then the bookmark that ends it.
+    ++watch_lists_;
+    for (const auto& o : c.items) {
+      if (matches(*o))
+        w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
+    }
+    w->events.push_back(std::make_shared<const std::string>(bookmark_line(r, rv_, true)));
+    w->start_rv = rv_;
+  } else if (!resource_version || *resource_version == 0) {
     for (const auto& o : c.items) {
       if (matches(*o))
         w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
@@ -505,23 +515,28 @@ void ObjectStore::cut_watches(const std::string& collection) {
   changed_.notify_all();
 }
 
-void ObjectStore::send_bookmark(const std::string& collection) {
-  std::lock_guard lock(mu_);
-  Collection& c = collection_locked(collection, nullptr);
-  const FakeResource& r = c.resource;
-  const std::string rv = json_string(std::to_string(c.last_rv));
+std::string ObjectStore::bookmark_line(const FakeResource& r, uint64_t rv,
+                                       bool initial_events_end) {
+  // As the real server writes them: the kind's empty object with only a resourceVersion (and the
+  // annotation that ends a watch-list's initial events).
+  std::string metadata = R"("metadata":{"resourceVersion":)" + json_string(std::to_string(rv));
+  if (initial_events_end) metadata += R"(,"annotations":{"k8s.io/initial-events-end":"true"})";
   std::string object;
   if (r.custom) {
     object = R"({"apiVersion":)" + json_string(r.group_version()) + R"(,"kind":)" +
-             json_string(r.kind) + R"(,"metadata":{"resourceVersion":)" + rv + "}}";
+             json_string(r.kind) + "," + metadata + "}}";
   } else {
     object = R"({"kind":)" + json_string(r.kind) + R"(,"apiVersion":)" +
-             json_string(r.group_version()) + R"(,"metadata":{"resourceVersion":)" + rv +
-             R"(,"creationTimestamp":null})" +
+             json_string(r.group_version()) + "," + metadata + R"(,"creationTimestamp":null})" +
              (r.kind == "Pod" ? R"(,"spec":{"containers":null},"status":{})" : "") + "}";
   }
-  auto line =
-      std::make_shared<const std::string>(R"({"type":"BOOKMARK","object":)" + object + "}\n");
+  return R"({"type":"BOOKMARK","object":)" + object + "}\n";
+}
+
+void ObjectStore::send_bookmark(const std::string& collection) {
+  std::lock_guard lock(mu_);
+  Collection& c = collection_locked(collection, nullptr);
+  auto line = std::make_shared<const std::string>(bookmark_line(c.resource, c.last_rv, false));
   for (auto& w : watches_) {
     if (w->collection == collection && w->bookmarks && c.last_rv > w->start_rv)
       w->events.push_back(line);
@@ -562,6 +577,11 @@ uint64_t ObjectStore::resource_version() const {
 size_t ObjectStore::cache_lists() const {
   std::lock_guard lock(mu_);
   return cache_lists_;
+}
+
+size_t ObjectStore::watch_lists() const {
+  std::lock_guard lock(mu_);
+  return watch_lists_;
 }
 
 }  // namespace loadshift::testing

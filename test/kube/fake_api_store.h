@@ -89,8 +89,11 @@ class ObjectStore {
   ListAnswer list(const FakeResource& resource, const ListQuery& query);
 
   // Opens a watch: queues the initial events (ADDED per object, the replay, or ERROR 410).
+  // `initial_events_end` (a watch-list, sendInitialEvents=true): ADDED per current object, then
+  // a BOOKMARK annotated k8s.io/initial-events-end at the current resourceVersion.
   std::shared_ptr<WatchStream> open_watch(const FakeResource& resource, const std::string& ns,
-                                          std::optional<uint64_t> resource_version, bool bookmarks);
+                                          std::optional<uint64_t> resource_version, bool bookmarks,
+                                          bool initial_events_end = false);
   void close_watch(const std::shared_ptr<WatchStream>& watch);
   enum class Next { kEvent, kEnd, kCut };
   // Waits for the next event until `deadline`, checking `peer_closed` now and then (kCut when
@@ -100,6 +103,9 @@ class ObjectStore {
                   std::shared_ptr<const std::string>& event);
   void cut_watches(const std::string& collection);
   void send_bookmark(const std::string& collection);
+  // A BOOKMARK event line at `rv`, annotated k8s.io/initial-events-end when `initial_events_end`.
+  static std::string bookmark_line(const FakeResource& resource, uint64_t rv,
+                                   bool initial_events_end);
   void shutdown();  // ends every watch
 
   void expire_continue_tokens();
@@ -109,6 +115,7 @@ class ObjectStore {
   // Lists answered from the watch cache (resourceVersion=0, or not older than a version and
   // without a limit): no read of etcd.
   size_t cache_lists() const;
+  size_t watch_lists() const;
 
  private:
   struct Change {
@@ -140,6 +147,7 @@ class ObjectStore {
   uint64_t rv_ = 1000;
   uint64_t compacted_rv_ = 0;  // resourceVersions below this one are compacted
   size_t cache_lists_ = 0;
+  size_t watch_lists_ = 0;
   bool stopping_ = false;
 };
 

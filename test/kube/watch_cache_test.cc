@@ -9,50 +9,13 @@
 #include "test/kube/fake_api_server.h"
 #include "test/kube/read_rules.h"
 #include "test/kube/seed_cluster.h"
+#include "test/kube/watch_cache_helpers.h"
 
 using namespace loadshift::kube;
 using Catch::Matchers::Contains;
 using loadshift::testing::FakeApiServer;
 using loadshift::testing::fast_client;
-
-namespace {
-
-WatchCacheOptions quick() {
-  WatchCacheOptions options;
-  options.list.page_size = 7;
-  options.first_backoff = std::chrono::milliseconds(50);
-  options.max_backoff = std::chrono::milliseconds(200);
-  options.crd_recheck = std::chrono::seconds(1);
-  options.watch_timeout = std::chrono::seconds(30);
-  return options;
-}
-
-// Waits (generously: this is about correctness, not speed) until `done` holds.
-bool eventually(const std::function<bool()>& done) {
-  for (int i = 0; i < 300; ++i) {
-    if (done()) return true;
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
-  }
-  return done();
-}
-
-bool has_pod(const WatchCache& cache, const std::string& name) {
-  loadshift::model::Snapshot s = cache.snapshot();
-  return std::any_of(s.pods.begin(), s.pods.end(),
-                     [&](const auto& pod) { return pod.meta.name == name; });
-}
-
-nlohmann::json pod(const std::string& name, const std::string& node) {
-  return {{"apiVersion", "v1"},
-          {"kind", "Pod"},
-          {"metadata", {{"name", name}, {"namespace", "default"}, {"labels", {{"app", "x"}}}}},
-          {"spec",
-           {{"nodeName", node},
-            {"containers", {{{"name", "c"}, {"resources", {{"requests", {{"cpu", "100m"}}}}}}}}}},
-          {"status", {{"phase", "Running"}}}};
-}
-
-}  // namespace
+using namespace loadshift::testing::watch_cache;
 
 TEST_CASE("watch cache: first sync, then events keep it current", "[kube][cache]") {
   FakeApiServer server;
@@ -151,6 +114,7 @@ TEST_CASE("watch cache: lists from the API server's watch cache; a refusal reads
   // resourceVersion=0, say): that one list is read consistently, page by page.
   server.fail_next("/api/v1/pods", 400);
   WatchCacheOptions options = quick();
+  options.watch_list = false;  // the lists' sources are the point here
   options.list.page_size = 7;
   WatchCache cache(client, options);
   cache.start();

@@ -59,7 +59,24 @@ TEST_CASE("a watch decoder leaves DELETED, BOOKMARK and ERROR objects undecoded"
   CHECK(bookmark.type == "BOOKMARK");
   CHECK(bookmark.resource_version == "12345");
   CHECK(bookmark.name.empty());
+  CHECK_FALSE(bookmark.initial_events_end);  // progress only
   CHECK(one.pods.empty());
+
+  // The bookmark that ends a watch-list's initial events.
+  WatchEventSummary end;
+  REQUIRE(decoder.decode(
+      R"({"type":"BOOKMARK","object":{"kind":"Pod","apiVersion":"v1","metadata":{"resourceVersion":"12346","creationTimestamp":null,"annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":null},"status":{}}})",
+      &one, &end));
+  CHECK(end.initial_events_end);
+  CHECK(end.resource_version == "12346");
+  // The same annotation on an object is no bookmark.
+  WatchEventSummary added;
+  REQUIRE(decoder.decode(
+      R"({"type":"ADDED","object":{"kind":"Pod","apiVersion":"v1","metadata":{"name":"odd","namespace":"ml","annotations":{"k8s.io/initial-events-end":"true"}},"spec":{"containers":[{"name":"c"}]}}})",
+      &one, &added));
+  CHECK_FALSE(added.initial_events_end);
+  CHECK(one.pods.size() == 1);
+  one = Snapshot();
 
   WatchEventSummary error;
   REQUIRE(decoder.decode(
