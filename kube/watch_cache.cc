@@ -128,7 +128,17 @@ struct CollectionState {
 // kNotPermitted (list or watch): an optional collection was refused (403); it is left empty.
 // kRelist: list again (the watch's resourceVersion is gone, 410; an event could not be applied).
 // kWatchListRefused: the server refused sendInitialEvents (a list is read instead).
-enum class WatchEnd { kReconnect, kRelist, kRediscover, kFailed, kNotPermitted, kWatchListRefused };
+// kNoInitialEventsEnd: a watch-list sent events for initial_events_timeout without the bookmark
+// that ends them.
+enum class WatchEnd {
+  kReconnect,
+  kRelist,
+  kRediscover,
+  kFailed,
+  kNotPermitted,
+  kWatchListRefused,
+  kNoInitialEventsEnd
+};
 enum class ListEnd { kListed, kFailed, kNotPermitted };
 
 }  // namespace
@@ -246,9 +256,11 @@ struct WatchCache::Impl {
                InitialEvents& initial) {
     model::WatchEventSummary event;
     Snapshot one;
-    if (!decoder.decode(line, &one, &event) || event.type == "ERROR") {
-      return apply(i, line, end, decoder);  // says what is wrong, or reads the ERROR
-    }
+    const bool known =
+        decoder.decode(line, &one, &event) && (event.type == "ADDED" || event.type == "MODIFIED" ||
+                                               event.type == "DELETED" || event.type == "BOOKMARK");
+    // A line that is no event, an ERROR, an unknown type: apply() says so (and counts it).
+    if (!known) return apply(i, line, end, decoder);
     ++events;
     std::string key = event.namespace_ + "/" + event.name;
     if (event.type == "ADDED" || event.type == "MODIFIED") {
@@ -272,7 +284,7 @@ struct WatchCache::Impl {
       initial.ended = true;
       return true;
     }
-    return apply(i, line, end, decoder);  // an unknown type: said and ended there
+    return true;
   }
 
   // One event line, decoded by the watch's own decoder; false ends the stream with `end` set.
@@ -287,9 +299,13 @@ struct WatchCache::Impl {
     }
     ++events;
     const std::string& type = event.type;
-    if (type == "ERROR") {  // rare: read whole
-      const nlohmann::json object = nlohmann::json::parse(line, nullptr, false)["object"];
-      if (object.is_object() && object.value("code", 0) == 410) {
+    if (type == "ERROR") {  // rare: read whole (and strictly: nlohmann checks every byte)
+      const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
+      const nlohmann::json object = parsed.is_object() && parsed.contains("object")
+                                        ? parsed["object"]
+                                        : nlohmann::json(std::string(line.substr(0, 300)));
+      if (object.is_object() && object.contains("code") && object["code"].is_number_integer() &&
+          object["code"].get<int64_t>() == 410) {
         end = WatchEnd::kRelist;  // the watch window passed: list again
       } else {
         record_error(i, "watch ERROR event: " + object.dump().substr(0, 300));
@@ -356,6 +372,7 @@ struct WatchCache::Impl {
     InitialEvents initial;
     initial.ended = !watch_list;
     initial.relist = relist;
+    const auto opened_at = std::chrono::steady_clock::now();
     if (listed != nullptr) *listed = false;
     std::string pending;
     bool opened = false;
@@ -381,6 +398,11 @@ struct WatchCache::Impl {
                 if (!initial.ended) {
                   if (!collect(i, line, end, decoder, initial)) return false;
                   if (initial.ended && listed != nullptr) *listed = true;
+                  if (!initial.ended && std::chrono::steady_clock::now() - opened_at >
+                                            options.initial_events_timeout) {
+                    end = WatchEnd::kNoInitialEventsEnd;
+                    return false;
+                  }
                 } else if (!apply(i, line, end, decoder)) {
                   return false;
                 }
@@ -395,10 +417,9 @@ struct WatchCache::Impl {
           },
           stream);
     } catch (const ApiError& e) {
-      // A server without the watch-list refuses its options (422 Invalid; 400 from proxies).
-      if (watch_list && (e.status() == 422 || e.status() == 400)) {
-        return WatchEnd::kWatchListRefused;
-      }
+      // A server without the watch-list refuses its options: 422 Invalid. (Anything else, a
+      // proxy's 400 say, fails this attempt only: a list follows.)
+      if (watch_list && e.status() == 422) return WatchEnd::kWatchListRefused;
       if (e.status() == 410) return WatchEnd::kRelist;
       if (e.status() == 404 && collection.custom) return WatchEnd::kRediscover;
       if (e.status() == 403 && collection.optional) {
@@ -434,6 +455,7 @@ struct WatchCache::Impl {
           break;
         case WatchEnd::kRelist:
         case WatchEnd::kWatchListRefused:
+        case WatchEnd::kNoInitialEventsEnd:
           need_list = true;
           break;
         case WatchEnd::kRediscover:
@@ -496,11 +518,12 @@ struct WatchCache::Impl {
         } else if (end == WatchEnd::kNotPermitted || end == WatchEnd::kRediscover) {
           after_watch(end);
           continue;
-        } else if (end == WatchEnd::kReconnect) {
-          // Ended before its bookmark: a list this time.
-          record_error(i, "the watch-list ended before its initial-events-end bookmark");
+        } else if (end == WatchEnd::kReconnect || end == WatchEnd::kNoInitialEventsEnd) {
+          // A server that answers the watch-list but never ends its initial events does not
+          // offer it (a proxy that drops sendInitialEvents, say): lists from now on.
+          watch_list_refused = true;
         }
-        // Otherwise failed before its bookmark (its error kept): a list this time.
+        // Otherwise it failed before its bookmark (its error kept): a list this time.
       }
       if (need_list) {
         ListEnd listed = list(i, source);

@@ -6,9 +6,12 @@
 //   sendInitialEvents=true&resourceVersionMatch=NotOlderThan sends every object (the current
 //   state at the first sync; not older than what the cache held at a relist), then a BOOKMARK
 //   annotated k8s.io/initial-events-end, then the changes. The objects are held aside and
-//   installed at that bookmark, whole, as a list is. A server that refuses it (422: v1.26-v1.31
-//   without the gate) is asked once; the cache then lists. A watch-list that ends or fails
-//   before its bookmark is followed by a list.
+//   installed at that bookmark, whole, as a list is. Once the server refuses it (422:
+//   v1.26-v1.31 without the gate), or a watch-list ends or runs initial_events_timeout without
+//   its bookmark, no collection asks for it again (those that asked before learn nothing from
+//   each other: each asks at most once) and every collection lists. A watch-list that fails
+//   otherwise before its bookmark (a broken connection, a 5xx, a proxy's 400) is followed by a
+//   list that time; a 403 or a CRD's 404 are handled as for a watch.
 // - Events ADDED and MODIFIED replace the object, DELETED removes it, BOOKMARK moves the
 //   resourceVersion on; an ERROR event with 410 (the watch window passed) or an HTTP 410 relists.
 // - A stream that ends (timeoutSeconds) or breaks off is watched again from the last
@@ -44,6 +47,9 @@ struct WatchCacheOptions {
   // Sync each collection with the streaming watch-list where the server offers it (see the top
   // of this file); false: always a list, then a watch.
   bool watch_list = true;
+  // A watch-list still without its initial-events-end bookmark after this long (while events
+  // arrive), or one that ends without it, is taken for a server that does not offer it.
+  std::chrono::seconds initial_events_timeout{120};
   std::chrono::seconds watch_timeout{300};        // timeoutSeconds of each watch request
   std::chrono::milliseconds first_backoff{1000};  // after a failed list or watch
   std::chrono::milliseconds max_backoff{30000};

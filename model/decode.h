@@ -79,7 +79,8 @@ DecodeSummary decode_json(std::string_view json, Snapshot* snapshot);
 // {...}}.
 struct WatchEventSummary {
   std::string type;  // as written
-  // The object's metadata as written (empty when absent).
+  // The object's metadata.name, namespace and resourceVersion, escapes decoded (empty when
+  // absent).
   std::string name, namespace_, resource_version;
   // A BOOKMARK annotated k8s.io/initial-events-end: "true": a watch-list's initial objects
   // have all been sent (sendInitialEvents=true).

@@ -10,6 +10,7 @@
 // nothing. Safe to read from several threads; a Shared itself is not synchronized.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <memory>
 #include <utility>
@@ -22,12 +23,14 @@ class Shared {
   Shared() = default;
   // Holds its own copy of `value` (shared with nobody yet).
   Shared(T value)  // NOLINT(google-explicit-constructor): a Shared is written like its T
-      : value_(std::make_shared<const T>(std::move(value))) {}
+      : value_(std::make_shared<T>(std::move(value))) {}
   // Holds `value` as it is, sharing it with every other holder of the pointer; null reads as T{}.
-  explicit Shared(std::shared_ptr<const T> value) : value_(std::move(value)) {}
+  // `value` must come from pointer() of a Shared (as the value pool's do).
+  explicit Shared(std::shared_ptr<const T> value)
+      : value_(std::const_pointer_cast<T>(std::move(value))) {}
 
   Shared& operator=(T value) {
-    value_ = std::make_shared<const T>(std::move(value));
+    value_ = std::make_shared<T>(std::move(value));
     return *this;
   }
 
@@ -39,17 +42,20 @@ class Shared {
   // The value for writing: this holder's own copy, made first when another holder shares it.
   T& edit() {
     if (!value_) {
-      value_ = std::make_shared<const T>();
+      value_ = std::make_shared<T>();
     } else if (value_.use_count() > 1) {
-      value_ = std::make_shared<const T>(*value_);
+      value_ = std::make_shared<T>(std::as_const(*value_));
+    } else {
+      // The only holder: every other one has let go (its count's decrement released what it
+      // read), and this acquire makes that happen before the write.
+      std::atomic_thread_fence(std::memory_order_acquire);
     }
-    // This holder is the only one: the value may change.
-    return const_cast<T&>(*value_);
+    return *value_;
   }
 
   // Whether `other` holds the very same value (not only an equal one).
   bool same_as(const Shared& other) const { return value_ == other.value_; }
-  const std::shared_ptr<const T>& pointer() const { return value_; }
+  std::shared_ptr<const T> pointer() const { return value_; }
 
   // For containers: read as the container itself.
   auto begin() const { return get().begin(); }
@@ -70,7 +76,8 @@ class Shared {
     return kEmpty;
   }
 
-  std::shared_ptr<const T> value_;
+  // Made by this class only, never a const object: written in place by edit() when alone.
+  std::shared_ptr<T> value_;
 };
 
 }  // namespace loadshift::model

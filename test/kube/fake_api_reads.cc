@@ -151,9 +151,10 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
   }
   // The watch options' validation of the real server (v1.27+; v1.26 forbids resourceVersionMatch
   // on every watch, with the same 422).
-  const bool send_initial_events = req.get_param_value("sendInitialEvents") == "true";
+  const bool dropped = options.drop_watch_list_options;
+  const bool send_initial_events = !dropped && req.get_param_value("sendInitialEvents") == "true";
   const bool bookmarks_on = bookmarks == "true" || bookmarks == "1";
-  const std::string match = req.get_param_value("resourceVersionMatch");
+  const std::string match = dropped ? "" : req.get_param_value("resourceVersionMatch");
   std::string invalid;
   if (!match.empty() && !req.has_param("sendInitialEvents")) {
     invalid =

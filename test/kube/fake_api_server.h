@@ -121,6 +121,10 @@ struct FakeApiServerOptions {
   // false (default): refused with 422 Invalid, as a v1.27-v1.31 server without the WatchList
   // feature gate refuses it (v1.26 refuses resourceVersionMatch on a watch the same way).
   bool watch_list = false;
+  // true: the watch options sendInitialEvents and resourceVersionMatch are dropped unread, as by
+  // a proxy that does not know them: a plain watch is served (for an empty resourceVersion, ADDED
+  // per object and no bookmark that ends them).
+  bool drop_watch_list_options = false;
 };
 
 // One request as received. Header names are lower-case; query is the raw query string (no '?').

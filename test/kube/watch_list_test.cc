@@ -55,7 +55,9 @@ TEST_CASE(
   FakeApiServer server(with_watch_list());
   loadshift::testing::serve_seed_cluster(server);
   ApiClient client(loadshift::testing::access_to(server), fast_client());
-  WatchCache cache(client, quick());
+  WatchCacheOptions options = quick();
+  options.watch_timeout = std::chrono::seconds(300);  // one stream for the whole test
+  WatchCache cache(client, options);
   cache.start();
   REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
   loadshift::model::Snapshot first = cache.snapshot();
@@ -188,4 +190,43 @@ TEST_CASE("watch cache: with the watch-list off it always lists", "[kube][cache]
   CHECK(cache.stats().watch_lists == 0);
   CHECK(server.watch_lists() == 0);
   CHECK(cache.stats().cache_lists == plan_collections().size());
+}
+
+TEST_CASE("watch cache: a watch-list without its bookmark is taken for a server without it",
+          "[kube][cache][watch-list]") {
+  SECTION("events for longer than initial_events_timeout, no bookmark yet") {
+    FakeApiServer server(with_watch_list());
+    loadshift::testing::serve_seed_cluster(server);
+    ApiClient client(loadshift::testing::access_to(server), fast_client());
+    WatchCacheOptions options = quick();
+    options.initial_events_timeout = std::chrono::seconds(0);  // the first event is too late
+    WatchCache cache(client, options);
+    cache.start();
+    REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
+    CHECK(cache.snapshot().pods.size() == 20);
+    CHECK(cache.stats().watch_list_refused);
+    // An empty collection's bookmark comes first, before any event could be late: only those
+    // synced by their watch-list. The pods were listed.
+    CHECK(cache.stats().watch_lists + cache.stats().cache_lists == plan_collections().size());
+    CHECK(cache.stats().watch_lists < plan_collections().size());
+    CHECK(requests_to(server, "/api/v1/pods").lists.size() == 1);
+  }
+  SECTION("a proxy drops the watch-list's options: the stream ends with no bookmark") {
+    FakeApiServerOptions server_options = with_watch_list();
+    server_options.drop_watch_list_options = true;
+    FakeApiServer server(server_options);
+    loadshift::testing::serve_seed_cluster(server);
+    ApiClient client(loadshift::testing::access_to(server), fast_client());
+    WatchCacheOptions options = quick();
+    options.watch_timeout = std::chrono::seconds(1);  // the plain watch it got ends soon
+    WatchCache cache(client, options);
+    cache.start();
+    // The ADDED events of that plain watch are never installed as a sync; the lists are.
+    REQUIRE(cache.wait_synced(std::chrono::seconds(15)));
+    CHECK(cache.snapshot().pods.size() == 20);
+    CHECK(cache.stats().watch_list_refused);
+    CHECK(cache.stats().watch_lists == 0);
+    CHECK(cache.stats().cache_lists == plan_collections().size());
+    CHECK(cache.decode_errors().empty());
+  }
 }
