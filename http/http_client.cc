@@ -3,7 +3,9 @@
 
 #include <curl/curl.h>
 
+#include <strings.h>
 #include <algorithm>
+
 #include <cctype>
 #include <memory>
 #include <mutex>
@@ -26,8 +28,12 @@ void initialize_curl_once() {
 class HeaderList {
  public:
   explicit HeaderList(const std::vector<std::string>& lines) {
-    for (const auto& line : lines) append(line.c_str());
-    append("Accept: application/json");
+    bool accept = false;
+    for (const auto& line : lines) {
+      append(line.c_str());
+      accept = accept || (line.size() > 7 && strncasecmp(line.c_str(), "Accept:", 7) == 0);
+    }
+    if (!accept) append("Accept: application/json");
     append("Expect:");  // no 100-continue round trip for large bodies
   }
   ~HeaderList() { curl_slist_free_all(list_); }

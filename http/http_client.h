@@ -30,7 +30,8 @@ struct HttpRequest {
   std::string method = "GET";  // GET, POST, PUT, DELETE, PATCH
   std::string url;
   std::string body;                  // sent as is (POST/PUT/PATCH)
-  std::vector<std::string> headers;  // "Name: value"; Accept: application/json is added
+  // "Name: value"; Accept: application/json is added unless an Accept header is given.
+  std::vector<std::string> headers;
   TlsSettings tls;
   std::string proxy;  // e.g. "http://proxy:3128"; empty: none (libcurl's environment rules apply)
   // The whole exchange, connecting included; 0: no limit (a watch ends by itself).

@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "model/protobuf_decode.h"
+
 namespace loadshift::kube {
 namespace {
 
@@ -23,12 +25,17 @@ struct StatusText {
 // The API's Status object (or the plain text of a 404 for an unknown group/version).
 StatusText status_of(long status, const std::string& body) {
   StatusText out;
-  nlohmann::json doc = nlohmann::json::parse(body, nullptr, false);
+  nlohmann::json doc;
   auto text_of = [&](const char* key) {
     auto it = doc.find(key);
     return it != doc.end() && it->is_string() ? it->get<std::string>() : std::string();
   };
-  if (doc.is_object() && text_of("kind") == "Status") {
+  if (auto status_message = model::decode_protobuf_status(body)) {
+    // The Status of a request that asked for protobuf.
+    out.reason = status_message->reason;
+    out.message = status_message->message;
+  } else if (doc = nlohmann::json::parse(body, nullptr, false);
+             doc.is_object() && text_of("kind") == "Status") {
     out.reason = text_of("reason");
     out.message = text_of("message");
   } else {
@@ -173,6 +180,9 @@ void ApiClient::exchange(const std::string& path,
     // A watch's events must arrive one by one, as the API server sends them (it never
     // compresses a watch; a fake or a proxy that would, must not be asked to).
     request.compressed = path.find("watch=") == std::string::npos;
+    if (write == nullptr && !stream_options.accept.empty()) {
+      request.headers.push_back("Accept: " + stream_options.accept);
+    }
     try {
       std::string authorization = access.credentials.authorization();
       if (!authorization.empty()) request.headers.push_back("Authorization: " + authorization);
@@ -184,6 +194,9 @@ void ApiClient::exchange(const std::string& path,
     auto on_status = [&](const http::HttpAnswer& answer) {
       result.status = answer.status;
       result.retry_after = answer.header("retry-after");
+      if (stream_options.content_type != nullptr && answer.status >= 200 && answer.status < 300) {
+        *stream_options.content_type = answer.header("content-type");
+      }
       return true;
     };
     auto on_data = [&](std::string_view bytes) {

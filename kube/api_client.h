@@ -86,6 +86,10 @@ struct StreamOptions {
   // asked for answers 504 "Too large resource version" after waiting 3 s; the caller has a
   // better next step than waiting again).
   bool retry_gateway_timeout = true;
+  // The Accept header; empty: application/json.
+  std::string accept;
+  // When set, receives the Content-Type of the 2xx answer before its first body byte.
+  std::string* content_type = nullptr;
 };
 
 class ApiClient {

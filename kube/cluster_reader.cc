@@ -4,6 +4,7 @@
 #include <iterator>
 
 #include "http/http_client.h"
+#include "model/protobuf_decode.h"
 
 namespace loadshift::kube {
 namespace {
@@ -58,6 +59,38 @@ void append_snapshot(model::Snapshot& into, model::Snapshot&& from) {
   move_all(into.namespaces, from.namespaces);
 }
 
+namespace {
+
+// A page's decoder, chosen by the answer's Content-Type at its first bytes.
+class PageDecoder {
+ public:
+  PageDecoder(model::Snapshot* page, const std::string* content_type)
+      : page_(page), content_type_(content_type) {}
+  void feed(std::string_view bytes) {
+    if (!json_ && !protobuf_) {
+      if (content_type_ != nullptr && model::is_protobuf_content_type(*content_type_)) {
+        protobuf_.emplace(page_);
+      } else {
+        json_.emplace(page_);
+      }
+    }
+    json_ ? json_->feed(bytes) : protobuf_->feed(bytes);
+  }
+  model::DecodeSummary finish() {
+    if (protobuf_) return protobuf_->finish();
+    if (!json_) json_.emplace(page_);
+    return json_->finish();
+  }
+
+ private:
+  model::Snapshot* page_;
+  const std::string* content_type_;
+  std::optional<model::JsonSnapshotDecoder> json_;
+  std::optional<model::ProtobufSnapshotDecoder> protobuf_;
+};
+
+}  // namespace
+
 std::string to_string(ListSource source, const std::string& not_older_than) {
   switch (source) {
     case ListSource::kWatchCache:
@@ -109,10 +142,16 @@ ListResult list_collection(ApiClient& client, const Collection& collection,
       path += "limit=" + std::to_string(options.page_size);
     }
     model::Snapshot page;
-    model::JsonSnapshotDecoder decoder(&page);
+    std::string content_type;
+    PageDecoder decoder(&page, &content_type);
     if (observer != nullptr) observer->begin_page(collection);
     std::exception_ptr observer_failed;  // never thrown through libcurl's C frames
     StreamOptions stream;
+    if (options.protobuf && observer == nullptr && collection.api_version == "v1" &&
+        (collection.kind == "Pod" || collection.kind == "Node")) {
+      stream.accept = std::string(model::kProtobufContentType) + ", application/json";
+      stream.content_type = &content_type;
+    }
     stream.idle_timeout = options.page_idle_timeout;
     stream.cancel = options.cancel;
     stream.rate_limited = continue_token.empty();  // one token per list, not per page

@@ -21,6 +21,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/kube_names.h"
+
 namespace loadshift::model::json {
 
 namespace od = simdjson::ondemand;
@@ -95,15 +97,6 @@ class Decoding {
 };
 
 // ---- describing what was found ----------------------------------------------------------------
-
-inline std::string quoted(std::string_view text) {
-  constexpr size_t kShown = 64;
-  std::string out = "\"";
-  out.append(text.substr(0, kShown));
-  if (text.size() > kShown) out += "...";
-  out += '"';
-  return out;
-}
 
 inline std::string_view trim_right(std::string_view text) {
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
@@ -274,20 +267,6 @@ inline bool read_optional_int64(Decoding& d, od::value& value, std::optional<int
   return read_integer(d, value, out, INT64_MIN, INT64_MAX);
 }
 
-// The names of an enum's values as written in Kubernetes JSON.
-template <typename Enum, size_t N>
-using EnumNames = std::array<std::pair<std::string_view, Enum>, N>;
-
-template <typename Enum, size_t N>
-std::string one_of(const EnumNames<Enum, N>& names) {
-  std::string text = "one of ";
-  for (size_t i = 0; i < N; ++i) {
-    if (i != 0) text += ", ";
-    text += names[i].first;
-  }
-  return text;
-}
-
 // An enum given by name. null or "" leave `out` empty; another name is an error.
 template <typename Enum, size_t N>
 bool read_enum(Decoding& d, od::value& value, const EnumNames<Enum, N>& names,
@@ -296,12 +275,8 @@ bool read_enum(Decoding& d, od::value& value, const EnumNames<Enum, N>& names,
   if (!read_string_view(d, value, text)) return false;
   out.reset();
   if (text.empty()) return true;
-  for (const auto& [name, item] : names) {
-    if (name == text) {
-      out = item;
-      return true;
-    }
-  }
+  out = find_enum(names, text);
+  if (out) return true;
   return d.wrong("expected " + one_of(names) + ", found " + quoted(text));
 }
 

@@ -18,29 +18,6 @@
 
 namespace loadshift::model::json {
 
-inline constexpr std::string_view kLastAppliedAnnotation =
-    "kubectl.kubernetes.io/last-applied-configuration";
-
-inline constexpr EnumNames<TaintEffect, 3> kTaintEffects{
-    {{"NoSchedule", TaintEffect::kNoSchedule},
-     {"PreferNoSchedule", TaintEffect::kPreferNoSchedule},
-     {"NoExecute", TaintEffect::kNoExecute}}};
-
-inline constexpr EnumNames<TolerationOperator, 2> kTolerationOperators{
-    {{"Equal", TolerationOperator::kEqual}, {"Exists", TolerationOperator::kExists}}};
-
-inline constexpr EnumNames<SelectorOperator, 6> kNodeSelectorOperators{
-    {{"In", SelectorOperator::kIn},
-     {"NotIn", SelectorOperator::kNotIn},
-     {"Exists", SelectorOperator::kExists},
-     {"DoesNotExist", SelectorOperator::kDoesNotExist},
-     {"Gt", SelectorOperator::kGt},
-     {"Lt", SelectorOperator::kLt}}};
-
-// metav1.LabelSelector operators; the model keeps them as text.
-inline constexpr EnumNames<std::string_view, 4> kLabelSelectorOperators{
-    {{"In", "In"}, {"NotIn", "NotIn"}, {"Exists", "Exists"}, {"DoesNotExist", "DoesNotExist"}}};
-
 inline bool read_string_map(Decoding& d, od::value& value, StringMap& out,
                             std::string_view dropped_key = {}) {
   std::vector<std::pair<std::string, std::string>> pairs;

@@ -200,12 +200,6 @@ inline bool read_affinity(Decoding& d, od::value& value, Pod& pod) {
   });
 }
 
-inline constexpr EnumNames<UnsatisfiableAction, 2> kUnsatisfiableActions{
-    {{"DoNotSchedule", UnsatisfiableAction::kDoNotSchedule},
-     {"ScheduleAnyway", UnsatisfiableAction::kScheduleAnyway}}};
-inline constexpr EnumNames<InclusionPolicy, 2> kInclusionPolicies{
-    {{"Honor", InclusionPolicy::kHonor}, {"Ignore", InclusionPolicy::kIgnore}}};
-
 // One of spec.topologySpreadConstraints; absent optional fields keep the scheduler's defaults.
 inline bool read_topology_spread(Decoding& d, od::value& value, TopologySpreadConstraint& c) {
   std::optional<UnsatisfiableAction> action;

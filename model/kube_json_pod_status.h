@@ -18,12 +18,6 @@
 
 namespace loadshift::model::json {
 
-inline constexpr EnumNames<PodPhase, 5> kPodPhases{{{"Pending", PodPhase::kPending},
-                                                    {"Running", PodPhase::kRunning},
-                                                    {"Succeeded", PodPhase::kSucceeded},
-                                                    {"Failed", PodPhase::kFailed},
-                                                    {"Unknown", PodPhase::kUnknown}}};
-
 // One of status.containerStatuses[] / initContainerStatuses[].
 inline bool read_container_status(Decoding& d, od::value& value, ContainerStatus& status) {
   return visit_fields(d, value, [&](std::string_view key, od::value& field) {

@@ -55,6 +55,7 @@ struct ObjectMeta {
   std::string creation_timestamp;  // RFC 3339 as written by the API server; empty if absent
   std::string resource_version;    // metadata.resourceVersion; empty in files that omit it
   bool deleting = false;           // metadata.deletionTimestamp is set
+  friend bool operator==(const ObjectMeta&, const ObjectMeta&) = default;
 };
 
 struct OwnerReference {
@@ -75,6 +76,7 @@ struct Taint {
   std::string key;
   std::string value;
   TaintEffect effect = TaintEffect::kNoSchedule;
+  friend bool operator==(const Taint&, const Taint&) = default;
 };
 
 enum class TolerationOperator : uint8_t { kEqual, kExists };
@@ -125,12 +127,15 @@ struct LabelSelectorRequirement {
   std::string key;
   std::string op;  // In | NotIn | Exists | DoesNotExist
   std::vector<std::string> values;
+  friend bool operator==(const LabelSelectorRequirement&,
+                         const LabelSelectorRequirement&) = default;
 };
 
 // metav1.LabelSelector. Where null means "nothing", the model holds an std::optional.
 struct LabelSelector {
   StringMap match_labels;
   std::vector<LabelSelectorRequirement> match_expressions;
+  friend bool operator==(const LabelSelector&, const LabelSelector&) = default;
 };
 bool matches(const LabelSelector& selector, const StringMap& labels);
 
@@ -144,12 +149,14 @@ struct PodAffinityTerm {
   // the pod's own namespace when that is empty too.
   std::optional<LabelSelector> namespace_selector;
   std::string topology_key;
+  friend bool operator==(const PodAffinityTerm&, const PodAffinityTerm&) = default;
 };
 
 // preferredDuringSchedulingIgnoredDuringExecution[]: a term with its weight (1..100).
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
+  friend bool operator==(const WeightedPodAffinityTerm&, const WeightedPodAffinityTerm&) = default;
 };
 
 // spec.affinity.podAffinity or spec.affinity.podAntiAffinity.
@@ -157,6 +164,7 @@ struct InterPodTerms {
   std::vector<PodAffinityTerm> required;  // requiredDuringSchedulingIgnoredDuringExecution
   std::vector<WeightedPodAffinityTerm> preferred;
   bool empty() const { return required.empty() && preferred.empty(); }
+  friend bool operator==(const InterPodTerms&, const InterPodTerms&) = default;
 };
 
 enum class UnsatisfiableAction : uint8_t { kDoNotSchedule, kScheduleAnyway };
@@ -173,6 +181,8 @@ struct TopologySpreadConstraint {
   InclusionPolicy node_taints_policy = InclusionPolicy::kIgnore;
   // matchLabelKeys: the scheduler adds key=value of the pod's own labels to the selector.
   std::vector<std::string> match_label_keys;
+  friend bool operator==(const TopologySpreadConstraint&,
+                         const TopologySpreadConstraint&) = default;
 };
 
 // ---- nodes ---------------------------------------------------------------------------------
@@ -181,11 +191,13 @@ struct NodeCondition {
   std::string type;
   std::string status;  // "True" | "False" | "Unknown"
   std::string reason;
+  friend bool operator==(const NodeCondition&, const NodeCondition&) = default;
 };
 
 struct NodeAddress {
   std::string type;  // InternalIP, ExternalIP, Hostname, ...
   std::string address;
+  friend bool operator==(const NodeAddress&, const NodeAddress&) = default;
 };
 
 struct Node {
@@ -200,6 +212,7 @@ struct Node {
   const NodeCondition* condition(std::string_view type) const;
   // The first InternalIP address, or empty.
   std::string_view internal_ip() const;
+  friend bool operator==(const Node&, const Node&) = default;
 };
 
 // ---- pods ----------------------------------------------------------------------------------
@@ -230,6 +243,7 @@ struct Volume {
   VolumeKind kind = kVolumeOther;
   std::string claim_name;      // persistentVolumeClaim.claimName
   bool memory_medium = false;  // emptyDir.medium == Memory
+  friend bool operator==(const Volume&, const Volume&) = default;
 };
 
 // What the deschedule plugins read of one container's status (status.containerStatuses[],
@@ -283,6 +297,7 @@ struct Pod {
   const OwnerReference* controller() const;
   bool terminated() const { return phase == PodPhase::kSucceeded || phase == PodPhase::kFailed; }
   std::string key() const { return meta.namespace_ + "/" + meta.name; }
+  friend bool operator==(const Pod&, const Pod&) = default;
 };
 
 // The requests the scheduler charges for a pod: for each resource,

@@ -2,6 +2,7 @@
 
 #include <simdjson.h>
 
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <utility>
@@ -17,7 +18,7 @@ namespace {
 
 namespace od = simdjson::ondemand;
 using json::Decoding;
-using json::quoted;
+using json::read_csi_node_field;
 using json::read_hyper_node_field;
 using json::read_node_field;
 using json::read_object_meta;
@@ -25,11 +26,10 @@ using json::read_pdb_field;
 using json::read_pod_field;
 using json::read_pod_group_field;
 using json::read_priority_class_field;
+using json::read_pv_field;
+using json::read_pvc_field;
 using json::read_string_view;
 using json::read_volcano_job_field;
-using json::read_pvc_field;
-using json::read_pv_field;
-using json::read_csi_node_field;
 
 static_assert(kJsonPadding >= simdjson::SIMDJSON_PADDING,
               "PaddedBuffer pads less than simdjson reads past the end");
@@ -193,6 +193,8 @@ class Target {
         if (snapshot_.pods.back().scheduler_name.empty()) {
           snapshot_.pods.back().scheduler_name = "default-scheduler";
         }
+        // In order, whatever the order of the containers' members in the document.
+        std::sort(snapshot_.pods.back().host_ports.begin(), snapshot_.pods.back().host_ports.end());
         share_alike(snapshot_.pods.back());
         break;
       case Kind::kPriorityClass:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmarks: generates the synthetic clusters of test/data/shared/tools/gen_cluster.py in a temporary
-# directory (never committed) and runs bench_placement, bench_plan and bench_kube_sync on them,
+# directory (never committed) and runs bench_placement, bench_plan, bench_kube_sync and
+# bench_kube_encoding on them,
 # bench_controller_cycle on the largest; then bench_usage_fetch against a
 # real Prometheus (see below) and bench_prometheus_decode. Prints figures.
 # usage: scripts/bench.sh [NODES...]   (default: 500 2000 5000; the usage fetch uses
@@ -25,6 +26,8 @@ for nodes in "${sizes[@]}"; do
     "$dir/usage.json"
   echo "-- the same cluster read through the API (fake API server in a child process, TLS)"
   ./build/test/bench_kube_sync "$dir/cluster.json" 500
+  echo "-- Pods and Nodes listed in JSON and in protobuf (one client process per encoding)"
+  ./build/test/bench_kube_encoding "$dir/cluster.json"
   if ((nodes == largest)); then
     # Issue 12: the controller's steady-state cycle (dry run) on a warm cache, 100 cycles.
     echo "-- the controller's cycle: 100 dry-run cycles on a warm cache (fake API server and fake"

@@ -26,6 +26,7 @@ packages=(
   libsimdjson-dev nlohmann-json3-dev libyaml-cpp-dev catch2
   libcurl4-openssl-dev prometheus-cpp-dev libcli11-dev libspdlog-dev
   libcpp-httplib-dev libssl-dev zlib1g-dev ca-certificates
+  protobuf-compiler libprotobuf-dev
 )
 if [[ $mode == image || $mode == all ]]; then
   packages+=(umoci skopeo)

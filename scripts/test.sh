@@ -57,11 +57,18 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 echo "== fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON >/dev/null
-cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_policy fuzz_usage
+cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_protobuf fuzz_policy fuzz_usage
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_decode/* "$corpus"/
 ./build-fuzz/test/fuzz_decode -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -print_final_stats=1 \
   "$corpus" 2>&1 | tail -n 15
+rm -rf "$corpus"
+
+echo "== fuzz the Kubernetes protobuf decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+corpus=$(mktemp -d)
+cp test/fuzz/corpus_protobuf/* "$corpus"/
+./build-fuzz/test/fuzz_protobuf -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
+  -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
 
 echo "== fuzz the policy loader (${LOADSHIFT_FUZZ_SECONDS:-60} s)"

@@ -4,6 +4,9 @@
 // subresource).
 #pragma once
 
+#include <atomic>
+#include <unordered_map>
+
 #include <httplib.h>
 #include <cstdint>
 #include <deque>
@@ -78,6 +81,14 @@ struct FakeApiServer::Impl {
   // Held by every write handler: its reads and writes of the store are one step against the other
   // writes (an eviction's PDB check and decrement, an update's resourceVersion check).
   std::mutex write_mu;
+  // Each stored Pod's and Node's protobuf bytes, made at its first protobuf list (the object
+  // kept beside them, so its address is not reused).
+  std::mutex protobuf_mu;
+  std::atomic<size_t> protobuf_lists{0};
+  std::unordered_map<const StoredObject*, std::pair<ObjectPtr, std::string>> protobuf_items;
+
+  // The protobuf message bytes of a stored Pod or Node.
+  const std::string& protobuf_item(const ObjectPtr& object, const FakeResource& r);
 
   // Records the request, answers it (dispatch) and records the status answered.
   void handle(const httplib::Request& req, httplib::Response& res);

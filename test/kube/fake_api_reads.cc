@@ -9,7 +9,9 @@
 #include <chrono>
 #include <cstdlib>
 
+#include "model/protobuf_decode.h"
 #include "test/kube/fake_api_impl.h"
+#include "test/kube/fake_api_protobuf.h"
 #include "test/kube/fake_api_responses.h"
 
 namespace loadshift::testing {
@@ -65,6 +67,17 @@ void FakeApiServer::Impl::serve_get(httplib::Response& res, const FakeResource& 
   }
 }
 
+const std::string& FakeApiServer::Impl::protobuf_item(const ObjectPtr& object,
+                                                      const FakeResource& r) {
+  std::lock_guard lock(protobuf_mu);
+  auto [it, added] = protobuf_items.try_emplace(object.get());
+  if (added) {
+    it->second.first = object;
+    it->second.second = encode_protobuf_object(nlohmann::json::parse(object->item), r.kind);
+  }
+  return it->second.second;
+}
+
 void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Response& res,
                                      const FakeResource& r, const ResourcePath& p) {
   ListQuery q;
@@ -93,12 +106,43 @@ void FakeApiServer::Impl::serve_list(const httplib::Request& req, httplib::Respo
     json_answer(res, 400, status_body(400, "BadRequest", invalid));
     return;
   }
+  const bool protobuf = options.protobuf && protobuf_kind(r.group_version(), r.kind) &&
+                        prefers_protobuf(req.get_header_value("Accept"));
   ListAnswer answer = store.list(r, q);
+  if (protobuf) ++protobuf_lists;
   if (answer.status != 200) {
+    if (protobuf) {
+      common_headers(res, answer.status);
+      res.set_content(protobuf_status(nlohmann::json::parse(answer.error_body)),
+                      std::string(model::kProtobufContentType));
+      return;
+    }
     json_answer(res, answer.status, answer.error_body);
     return;
   }
   common_headers(res, 200);
+  if (protobuf) {
+    std::vector<const std::string*> items;
+    items.reserve(answer.items.size());
+    for (const ObjectPtr& object : answer.items) items.push_back(&protobuf_item(object, r));
+    std::optional<int64_t> remaining;
+    if (!answer.continue_token.empty()) remaining = static_cast<int64_t>(answer.remaining);
+    auto body = std::make_shared<std::string>(
+        protobuf_envelope(r.group_version(), r.kind + "List",
+                          protobuf_list_raw(std::to_string(answer.resource_version),
+                                            answer.continue_token, remaining, items)));
+    // Sent in batches as the JSON is, so a client decodes it as it arrives.
+    res.set_chunked_content_provider(std::string(model::kProtobufContentType),
+                                     [body](size_t offset, httplib::DataSink& sink) {
+                                       if (offset >= body->size()) {
+                                         sink.done();
+                                         return true;
+                                       }
+                                       size_t n = std::min(kWriteBatch, body->size() - offset);
+                                       return sink.write(body->data() + offset, n);
+                                     });
+    return;
+  }
   if (answer.body_size() <= kChunkedAbove) {
     std::string body = answer.head;
     for (size_t i = 0; i < answer.items.size(); ++i) {

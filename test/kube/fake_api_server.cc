@@ -462,6 +462,9 @@ uint64_t FakeApiServer::resource_version() const {
 size_t FakeApiServer::cache_lists() const {
   return impl_->store.cache_lists();
 }
+size_t FakeApiServer::protobuf_lists() const {
+  return impl_->protobuf_lists.load();
+}
 size_t FakeApiServer::watch_lists() const {
   return impl_->store.watch_lists();
 }

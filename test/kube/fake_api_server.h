@@ -125,6 +125,11 @@ struct FakeApiServerOptions {
   // a proxy that does not know them: a plain watch is served (for an empty resourceVersion, ADDED
   // per object and no bookmark that ends them).
   bool drop_watch_list_options = false;
+  // true (default): lists of Pods and Nodes are answered in protobuf
+  // (application/vnd.kubernetes.protobuf) to a client whose Accept header asks for it first, as
+  // the real server answers them (errors then come as a protobuf Status). Other kinds, watches
+  // and single objects are JSON. false: JSON always, as a server behind a proxy that strips it.
+  bool protobuf = true;
 };
 
 // One request as received. Header names are lower-case; query is the raw query string (no '?').
@@ -218,6 +223,8 @@ class FakeApiServer {
   size_t cache_lists() const;
   // Watch-lists served (sendInitialEvents=true, accepted).
   size_t watch_lists() const;
+  // List answers (and their errors) sent in protobuf.
+  size_t protobuf_lists() const;
 
  private:
   struct Impl;

@@ -420,6 +420,9 @@ ListAnswer ObjectStore::list(const FakeResource& r, const ListQuery& q) {
     expired_tokens_.erase(token);  // issued again (same snapshot, same key): good again
   }
   answer.head = list_head_tail(r, snapshot, token, remaining, answer.tail);
+  answer.resource_version = snapshot;
+  answer.continue_token = token;
+  answer.remaining = remaining;
   return answer;
 }
 

@@ -46,6 +46,10 @@ struct ListAnswer {
   std::string error_body;
   std::string head, tail;
   std::vector<ObjectPtr> items;
+  // What head and tail say of the list (a protobuf answer writes them as a ListMeta).
+  uint64_t resource_version = 0;
+  std::string continue_token;
+  size_t remaining = 0;  // remainingItemCount, with a continue token
   size_t body_size() const;
 };
 

@@ -1,0 +1,52 @@
+// One Pod or Node message, as the API server encodes it in protobuf, into the model: the same
+// fields, defaults and checks as the JSON decoder (model/kube_json_kinds.h), so an object reads
+// the same in either encoding (test/model/protobuf_decode_test.cc compares them).
+//
+// Internal to model/protobuf_decode.cc, which takes the objects out of their envelope and lists.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/model.h"
+#include "model/proto/core.pb.h"
+
+namespace loadshift::model::pb {
+
+namespace core = k8s::io::api::core::v1;
+namespace meta = k8s::io::apimachinery::pkg::apis::meta::v1;
+
+// Why a message was left out: the field path (built from the inside out as the failure returns)
+// and what was expected.
+class Failure {
+ public:
+  // Returns false, so a reader can `return failure.wrong(...)`.
+  bool wrong(std::string message) {
+    message_ = std::move(message);
+    return false;
+  }
+  // Adds an enclosing field name / list index to the path. Return false.
+  bool in_field(std::string_view name) {
+    reversed_path_.emplace_back(std::string(name));
+    return false;
+  }
+  bool in_element(size_t index) {
+    reversed_path_.emplace_back("[" + std::to_string(index) + "]");
+    return false;
+  }
+  const std::string& message() const { return message_; }
+  // "spec.containers[0].resources.requests.cpu"
+  std::string path() const;
+
+ private:
+  std::string message_;
+  std::vector<std::string> reversed_path_;
+};
+
+// Each returns false when the message holds what the model refuses (an unknown enum name, a bad
+// quantity, no name): `failure` says where and why, and `out` is to be dropped.
+bool read_pod(const core::Pod& message, Pod& out, Failure& failure);
+bool read_node(const core::Node& message, Node& out, Failure& failure);
+
+}  // namespace loadshift::model::pb
