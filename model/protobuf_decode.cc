@@ -96,9 +96,6 @@ struct ProtobufSnapshotDecoder::State {
   std::string api_version, kind;
   size_t items = 0;
   bool any_bytes = false;
-  pb::core::Pod pod_message;
-  pb::core::Node node_message;
-
   explicit State(Snapshot* s) : snapshot(s) {}
 
   std::string_view rest() const { return std::string_view(buffer).substr(at); }
@@ -133,16 +130,10 @@ struct ProtobufSnapshotDecoder::State {
                                             : std::string(object_kind) + " (" + api_version + ")"];
       return;
     }
-    google::protobuf::Message& message =
-        pod ? static_cast<google::protobuf::Message&>(pod_message) : node_message;
-    if (!message.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
-      error(std::move(fallback), "", "malformed protobuf " + std::string(object_kind) + " message");
-      return;
-    }
     pb::Failure failure;
     if (pod) {
       Pod decoded;
-      if (pb::read_pod(pod_message, decoded, failure)) {
+      if (pb::read_pod(bytes, decoded, failure)) {
         snapshot->pods.push_back(std::move(decoded));
         ++summary.objects;
       } else {
@@ -150,7 +141,7 @@ struct ProtobufSnapshotDecoder::State {
       }
     } else {
       Node decoded;
-      if (pb::read_node(node_message, decoded, failure)) {
+      if (pb::read_node(bytes, decoded, failure)) {
         snapshot->nodes.push_back(std::move(decoded));
         ++summary.objects;
       } else {

@@ -1,4 +1,4 @@
-// Pod and Node messages into the model. Mirrors the JSON readers field for field
+// Pod and Node messages into the model, from the wire. Mirrors the JSON readers field for field
 // (model/kube_json_kinds.h, kube_json_fields.h, kube_json_pod_status.h); where the encodings
 // differ, the difference is named:
 // - Go writes every string field, empty ones too: an empty string counts as absent, as an omitted
@@ -7,6 +7,7 @@
 //   non-null.
 // - metav1.Time is seconds since the epoch; zero (an empty message) is Go's zero time, which JSON
 //   writes as null.
+// - A field with another wire type than the API gives it is malformed, never guessed at.
 #include "model/protobuf_objects.h"
 
 #include <algorithm>
@@ -16,8 +17,16 @@
 #include <utility>
 
 #include "model/kube_names.h"
+#include "model/proto/core.pb.h"
+#include "model/protobuf_wire.h"
 #include "model/quantity.h"
 #include "model/value_pool.h"
+
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 takes a std::optional's payload for maybe-uninitialized right after it was checked
+// (GCC bug 80635): a false positive here, where every optional is read only when set.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 namespace loadshift::model::pb {
 
@@ -32,28 +41,132 @@ std::string Failure::path() const {
 
 namespace {
 
+namespace core = k8s::io::api::core::v1;
+namespace metav1 = k8s::io::apimachinery::pkg::apis::meta::v1;
+namespace resource = k8s::io::apimachinery::pkg::api::resource;
+
+// ---- the wire ---------------------------------------------------------------------------------
+
+// Calls on_field(const Wire&) -> bool for each field of the message `bytes`.
+template <typename OnField>
+bool each_field(std::string_view bytes, Failure& failure, OnField&& on_field) {
+  Wire wire(bytes);
+  while (wire.next()) {
+    if (!on_field(wire)) return false;
+  }
+  if (wire.broken()) {
+    return failure.wrong(
+        "malformed protobuf: the bytes end inside a field, or a key or length is "
+        "malformed");
+  }
+  return true;
+}
+
+bool wrong_wire_type(const Wire& wire, Failure& failure) {
+  return failure.wrong("malformed protobuf: field " + std::to_string(wire.number()) +
+                       " has wire type " + std::to_string(wire.type()) +
+                       ", not the one the API gives it");
+}
+
+// A length-delimited field: a string, a message or a map entry.
+bool bytes_of(const Wire& wire, std::string_view& out, Failure& failure) {
+  if (wire.type() != Wire::kBytes) return wrong_wire_type(wire, failure);
+  out = wire.bytes();
+  return true;
+}
+bool text(const Wire& wire, std::string& out, Failure& failure) {
+  std::string_view bytes;
+  if (!bytes_of(wire, bytes, failure)) return false;
+  out.assign(bytes);
+  return true;
+}
+bool varint_of(const Wire& wire, Failure& failure) {
+  return wire.type() == Wire::kVarint || wrong_wire_type(wire, failure);
+}
+bool int32_of(const Wire& wire, int32_t& out, Failure& failure) {
+  if (!varint_of(wire, failure)) return false;
+  out = wire.int32();
+  return true;
+}
+
+// A repeated message field: `read(bytes, element)` into a new element of `out`; a failure names
+// the element's index (`index` counts the elements seen so far).
+template <typename Out, typename Read>
+bool element(const Wire& wire, std::vector<Out>& out, Failure& failure, Read&& read) {
+  std::string_view bytes;
+  if (!bytes_of(wire, bytes, failure)) return false;
+  size_t index = out.size();
+  if (!read(bytes, out.emplace_back())) return failure.in_element(index);
+  return true;
+}
+
+// A repeated string field's next value.
+bool string_element(const Wire& wire, std::vector<std::string>& out, Failure& failure) {
+  return text(wire, out.emplace_back(), failure);
+}
+
+// A map entry: key 1, value 2 (a string, or a message's bytes).
+bool map_entry(const Wire& wire, std::string& key, std::string_view& value, Failure& failure) {
+  std::string_view entry;
+  if (!bytes_of(wire, entry, failure)) return false;
+  key.clear();
+  value = {};
+  return each_field(entry, failure, [&](const Wire& field) {
+    if (field.number() == 1) return text(field, key, failure);
+    if (field.number() == 2) return bytes_of(field, value, failure);
+    return true;
+  });
+}
+
+// metav1.Time: seconds (and nanos) since the epoch; nullopt for Go's zero time (all zero).
+bool read_time(std::string_view bytes, std::optional<int64_t>& seconds, Failure& failure) {
+  int64_t whole = 0;
+  int32_t nanos = 0;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == metav1::Time::kSecondsFieldNumber) {
+      if (!varint_of(field, failure)) return false;
+      whole = field.int64();
+    } else if (field.number() == metav1::Time::kNanosFieldNumber) {
+      return int32_of(field, nanos, failure);
+    }
+    return true;
+  });
+  seconds.reset();
+  if (ok && (whole != 0 || nanos != 0)) seconds = whole;
+  return ok;
+}
+
 // "2026-11-22T04:00:00Z", as the API server writes a metav1.Time in JSON; empty for Go's zero
 // time (JSON null).
-std::string time_text(const meta::Time& time) {
-  if (time.seconds() == 0 && time.nanos() == 0) return "";
+bool time_text(const Wire& wire, std::string& out, Failure& failure) {
+  std::string_view bytes;
+  std::optional<int64_t> seconds;
+  if (!bytes_of(wire, bytes, failure) || !read_time(bytes, seconds, failure)) return false;
+  out.clear();
+  if (!seconds) return true;
   using namespace std::chrono;
-  sys_seconds at{seconds(time.seconds())};
+  sys_seconds at{std::chrono::seconds(*seconds)};
   sys_days day = floor<days>(at);
   year_month_day date{day};
   hh_mm_ss clock{at - day};
-  char text[64];
-  std::snprintf(text, sizeof text, "%04d-%02u-%02uT%02lld:%02lld:%02lldZ",
+  char buffer[64];
+  std::snprintf(buffer, sizeof buffer, "%04d-%02u-%02uT%02lld:%02lld:%02lldZ",
                 static_cast<int>(date.year()), static_cast<unsigned>(date.month()),
                 static_cast<unsigned>(date.day()), static_cast<long long>(clock.hours().count()),
                 static_cast<long long>(clock.minutes().count()),
                 static_cast<long long>(clock.seconds().count()));
-  return text;
+  out = buffer;
+  return true;
 }
+
+// ---- shared field types -------------------------------------------------------------------------
 
 // An enum by name: "" leaves `out` empty; another name is an error.
 template <typename Enum, size_t N>
-bool read_enum(const std::string& text, const EnumNames<Enum, N>& names, std::optional<Enum>& out,
+bool read_enum(const Wire& wire, const EnumNames<Enum, N>& names, std::optional<Enum>& out,
                Failure& failure) {
+  std::string_view text;
+  if (!bytes_of(wire, text, failure)) return false;
   out.reset();
   if (text.empty()) return true;
   out = find_enum(names, text);
@@ -61,12 +174,10 @@ bool read_enum(const std::string& text, const EnumNames<Enum, N>& names, std::op
   return failure.wrong("expected " + one_of(names) + ", found " + quoted(text));
 }
 
-// A required enum: absent or empty is an error at `field`.
+// A required enum read (or not) as `value`: absent or empty is an error at `field`.
 template <typename Enum, size_t N>
-bool read_required_enum(std::string_view field, const std::string& text,
-                        const EnumNames<Enum, N>& names, Enum& out, Failure& failure) {
-  std::optional<Enum> value;
-  if (!read_enum(text, names, value, failure)) return failure.in_field(field);
+bool require_enum(std::string_view field, const std::optional<Enum>& value,
+                  const EnumNames<Enum, N>& names, Enum& out, Failure& failure) {
   if (!value) {
     failure.wrong("expected " + one_of(names) + ", found nothing");
     return failure.in_field(field);
@@ -75,71 +186,109 @@ bool read_required_enum(std::string_view field, const std::string& text,
   return true;
 }
 
-template <typename Map>
-StringMap string_map(const Map& map, std::string_view dropped_key = {}) {
-  std::vector<std::pair<std::string, std::string>> pairs;
-  pairs.reserve(map.size());
-  for (const auto& [key, value] : map) {
-    if (!dropped_key.empty() && key == dropped_key) continue;
-    pairs.emplace_back(key, value);
-  }
-  return StringMap(std::move(pairs));
-}
-
-// A ResourceList; the name of every entry read is appended to `names` when given.
-template <typename Map>
-bool read_resource_list(const Map& map, ResourceList& out, Failure& failure,
-                        std::vector<std::string>* names = nullptr) {
-  for (const auto& [resource, quantity] : map) {
-    QuantityResult amount = parse_resource_quantity(resource, quantity.string());
-    if (!amount.ok) {
-      failure.wrong(amount.error);
-      return failure.in_field(resource);
-    }
-    out.set(resource, amount.value);
-    if (names != nullptr) names->push_back(resource);
-  }
+// One entry of a map<string, string> into `pairs`.
+bool string_entry(const Wire& wire, std::vector<std::pair<std::string, std::string>>& pairs,
+                  Failure& failure) {
+  std::string key;
+  std::string_view value;
+  if (!map_entry(wire, key, value, failure)) return false;
+  pairs.emplace_back(std::move(key), std::string(value));
   return true;
 }
 
-// Calls read(element, out) for each element of `list`, appending to `out`; a failure names the
-// element and then `field`.
-template <typename List, typename Out, typename Read>
-bool read_list(std::string_view field, const List& list, std::vector<Out>& out, Failure& failure,
-               Read&& read) {
-  out.reserve(out.size() + static_cast<size_t>(list.size()));
-  for (int i = 0; i < list.size(); ++i) {
-    if (!read(list.Get(i), out.emplace_back())) {
-      failure.in_element(static_cast<size_t>(i));
-      return failure.in_field(field);
-    }
+// One entry of a map<string, Quantity> into `out`; its name is appended to `names` when given.
+bool quantity_entry(const Wire& wire, ResourceList& out, Failure& failure,
+                    std::vector<std::string>* names = nullptr) {
+  std::string resource;
+  std::string_view quantity;
+  if (!map_entry(wire, resource, quantity, failure)) return false;
+  std::string text;
+  if (!each_field(quantity, failure, [&](const Wire& field) {
+        return field.number() != resource::Quantity::kStringFieldNumber ||
+               pb::text(field, text, failure);
+      })) {
+    return failure.in_field(resource);
   }
+  QuantityResult amount = parse_resource_quantity(resource, text);
+  if (!amount.ok) {
+    failure.wrong(amount.error);
+    return failure.in_field(resource);
+  }
+  out.set(resource, amount.value);
+  if (names != nullptr) names->push_back(resource);
   return true;
 }
 
-template <typename List>
-std::vector<std::string> strings(const List& list) {
-  return std::vector<std::string>(list.begin(), list.end());
+bool read_owner_reference(std::string_view bytes, OwnerReference& owner, Failure& failure) {
+  using O = metav1::OwnerReference;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case O::kApiVersionFieldNumber:
+        return text(field, owner.api_version, failure) || failure.in_field("apiVersion");
+      case O::kKindFieldNumber:
+        return text(field, owner.kind, failure) || failure.in_field("kind");
+      case O::kNameFieldNumber:
+        return text(field, owner.name, failure) || failure.in_field("name");
+      case O::kUidFieldNumber:
+        return text(field, owner.uid, failure) || failure.in_field("uid");
+      case O::kControllerFieldNumber:
+        if (!varint_of(field, failure)) return failure.in_field("controller");
+        owner.controller = field.boolean();
+        return true;
+      default:
+        return true;
+    }
+  });
 }
 
-bool read_object_meta(const meta::ObjectMeta& message, bool namespaced, ObjectMeta& meta,
-                      std::vector<OwnerReference>* owners, Failure& failure) {
-  meta.name = message.name();
-  meta.namespace_ = message.namespace_();
-  meta.uid = message.uid();
-  meta.resource_version = message.resourceversion();
-  meta.labels = string_map(message.labels());
-  meta.annotations = string_map(message.annotations(), kLastAppliedAnnotation);
-  if (message.has_creationtimestamp())
-    meta.creation_timestamp = time_text(message.creationtimestamp());
-  meta.deleting = message.has_deletiontimestamp();
-  if (owners != nullptr) {
-    owners->reserve(static_cast<size_t>(message.ownerreferences_size()));
-    for (const meta::OwnerReference& owner : message.ownerreferences()) {
-      owners->push_back(OwnerReference{owner.apiversion(), owner.kind(), owner.name(), owner.uid(),
-                                       owner.controller()});
+// metadata, without managedFields and the last-applied annotation. Owner references go to
+// `owners` when given, else they are skipped.
+bool read_object_meta(std::string_view bytes, ObjectMeta& meta, std::vector<OwnerReference>* owners,
+                      Failure& failure) {
+  using M = metav1::ObjectMeta;
+  std::vector<std::pair<std::string, std::string>> labels, annotations;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case M::kNameFieldNumber:
+        return text(field, meta.name, failure) || failure.in_field("name");
+      case M::kNamespaceFieldNumber:
+        return text(field, meta.namespace_, failure) || failure.in_field("namespace");
+      case M::kUidFieldNumber:
+        return text(field, meta.uid, failure) || failure.in_field("uid");
+      case M::kResourceVersionFieldNumber:
+        return text(field, meta.resource_version, failure) || failure.in_field("resourceVersion");
+      case M::kCreationTimestampFieldNumber:
+        return time_text(field, meta.creation_timestamp, failure) ||
+               failure.in_field("creationTimestamp");
+      case M::kDeletionTimestampFieldNumber:
+        meta.deleting = true;  // a pointer: written only when set
+        return true;
+      case M::kLabelsFieldNumber:
+        return string_entry(field, labels, failure) || failure.in_field("labels");
+      case M::kAnnotationsFieldNumber: {
+        if (!string_entry(field, annotations, failure)) return failure.in_field("annotations");
+        if (annotations.back().first == kLastAppliedAnnotation) annotations.pop_back();
+        return true;
+      }
+      case M::kOwnerReferencesFieldNumber:
+        if (owners == nullptr) return true;
+        return element(field, *owners, failure,
+                       [&](std::string_view item, OwnerReference& owner) {
+                         return read_owner_reference(item, owner, failure);
+                       }) ||
+               failure.in_field("ownerReferences");
+      default:
+        return true;
     }
-  }
+  });
+  if (!ok) return failure.in_field("metadata");
+  meta.labels = StringMap(std::move(labels));
+  meta.annotations = StringMap(std::move(annotations));
+  return true;
+}
+
+// The name every object must have, and the namespace a namespaced one gets when it has none.
+bool complete_meta(ObjectMeta& meta, bool namespaced, Failure& failure) {
   if (meta.name.empty()) {
     failure.wrong("required field is missing");
     failure.in_field("name");
@@ -149,324 +298,701 @@ bool read_object_meta(const meta::ObjectMeta& message, bool namespaced, ObjectMe
   return true;
 }
 
-bool read_label_selector(const meta::LabelSelector& message, LabelSelector& selector,
-                         Failure& failure) {
-  selector.match_labels = string_map(message.matchlabels());
-  return read_list("matchExpressions", message.matchexpressions(), selector.match_expressions,
-                   failure,
-                   [&](const meta::LabelSelectorRequirement& item, LabelSelectorRequirement& out) {
-                     out.key = item.key();
-                     out.values = strings(item.values());
-                     std::string_view op;
-                     if (!read_required_enum("operator", item.operator_(), kLabelSelectorOperators,
-                                             op, failure)) {
+bool read_label_selector(std::string_view bytes, LabelSelector& selector, Failure& failure) {
+  using S = metav1::LabelSelector;
+  using R = metav1::LabelSelectorRequirement;
+  std::vector<std::pair<std::string, std::string>> labels;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == S::kMatchLabelsFieldNumber) {
+      return string_entry(field, labels, failure) || failure.in_field("matchLabels");
+    }
+    if (field.number() != S::kMatchExpressionsFieldNumber) return true;
+    return element(field, selector.match_expressions, failure,
+                   [&](std::string_view item, LabelSelectorRequirement& requirement) {
+                     std::optional<std::string_view> op;
+                     bool read = each_field(item, failure, [&](const Wire& f) {
+                       switch (f.number()) {
+                         case R::kKeyFieldNumber:
+                           return text(f, requirement.key, failure) || failure.in_field("key");
+                         case R::kOperatorFieldNumber:
+                           return read_enum(f, kLabelSelectorOperators, op, failure) ||
+                                  failure.in_field("operator");
+                         case R::kValuesFieldNumber:
+                           return string_element(f, requirement.values, failure) ||
+                                  failure.in_field("values");
+                         default:
+                           return true;
+                       }
+                     });
+                     std::string_view name;
+                     if (!read ||
+                         !require_enum("operator", op, kLabelSelectorOperators, name, failure)) {
                        return false;
                      }
-                     out.op = std::string(op);
+                     requirement.op = std::string(name);
                      return true;
-                   });
+                   }) ||
+           failure.in_field("matchExpressions");
+  });
+  selector.match_labels = StringMap(std::move(labels));
+  return ok;
 }
 
-// A pointer field: absent is an empty optional (JSON null), present a selector (maybe empty).
-bool read_optional_label_selector(std::string_view field, bool present,
-                                  const meta::LabelSelector& message,
-                                  std::optional<LabelSelector>& out, Failure& failure) {
-  out.reset();
-  if (!present) return true;
-  return read_label_selector(message, out.emplace(), failure) || failure.in_field(field);
+// A pointer field: present is a selector (maybe empty), where absent stays an empty optional.
+bool optional_label_selector(const Wire& wire, std::string_view name,
+                             std::optional<LabelSelector>& out, Failure& failure) {
+  std::string_view bytes;
+  if (!bytes_of(wire, bytes, failure)) return failure.in_field(name);
+  return read_label_selector(bytes, out.emplace(), failure) || failure.in_field(name);
 }
 
-bool read_node_selector_term(const core::NodeSelectorTerm& message, NodeSelectorTerm& term,
-                             Failure& failure) {
-  auto requirement = [&](const core::NodeSelectorRequirement& item, NodeSelectorRequirement& out) {
-    out.key = item.key();
-    out.values = strings(item.values());
-    return read_required_enum("operator", item.operator_(), kNodeSelectorOperators, out.op,
-                              failure);
+bool read_node_selector_term(std::string_view bytes, NodeSelectorTerm& term, Failure& failure) {
+  using T = core::NodeSelectorTerm;
+  using R = core::NodeSelectorRequirement;
+  auto requirement = [&](std::string_view item, NodeSelectorRequirement& out) {
+    std::optional<SelectorOperator> op;
+    bool read = each_field(item, failure, [&](const Wire& f) {
+      switch (f.number()) {
+        case R::kKeyFieldNumber:
+          return text(f, out.key, failure) || failure.in_field("key");
+        case R::kOperatorFieldNumber:
+          return read_enum(f, kNodeSelectorOperators, op, failure) || failure.in_field("operator");
+        case R::kValuesFieldNumber:
+          return string_element(f, out.values, failure) || failure.in_field("values");
+        default:
+          return true;
+      }
+    });
+    return read && require_enum("operator", op, kNodeSelectorOperators, out.op, failure);
   };
-  return read_list("matchExpressions", message.matchexpressions(), term.match_expressions, failure,
-                   requirement) &&
-         read_list("matchFields", message.matchfields(), term.match_fields, failure, requirement);
-}
-
-bool read_node_affinity(const core::NodeAffinity& message, NodeAffinity& affinity,
-                        Failure& failure) {
-  if (message.has_requiredduringschedulingignoredduringexecution()) {
-    // Present: even without terms it constrains (an empty list matches no node).
-    std::vector<NodeSelectorTerm>& terms = affinity.required.emplace();
-    if (!read_list("nodeSelectorTerms",
-                   message.requiredduringschedulingignoredduringexecution().nodeselectorterms(),
-                   terms, failure, [&](const core::NodeSelectorTerm& item, NodeSelectorTerm& out) {
-                     return read_node_selector_term(item, out, failure);
-                   })) {
-      return failure.in_field("requiredDuringSchedulingIgnoredDuringExecution");
+  return each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == T::kMatchExpressionsFieldNumber) {
+      return element(field, term.match_expressions, failure, requirement) ||
+             failure.in_field("matchExpressions");
     }
-  }
-  return read_list("preferredDuringSchedulingIgnoredDuringExecution",
-                   message.preferredduringschedulingignoredduringexecution(), affinity.preferred,
-                   failure,
-                   [&](const core::PreferredSchedulingTerm& item, PreferredSchedulingTerm& out) {
-                     out.weight = item.weight();
-                     return read_node_selector_term(item.preference(), out.preference, failure) ||
-                            failure.in_field("preference");
-                   });
+    if (field.number() == T::kMatchFieldsFieldNumber) {
+      return element(field, term.match_fields, failure, requirement) ||
+             failure.in_field("matchFields");
+    }
+    return true;
+  });
 }
 
-bool read_pod_affinity_term(const core::PodAffinityTerm& message, PodAffinityTerm& term,
-                            Failure& failure) {
-  term.namespaces = strings(message.namespaces());
-  term.topology_key = message.topologykey();
-  return read_optional_label_selector("labelSelector", message.has_labelselector(),
-                                      message.labelselector(), term.label_selector, failure) &&
-         read_optional_label_selector("namespaceSelector", message.has_namespaceselector(),
-                                      message.namespaceselector(), term.namespace_selector,
-                                      failure);
+bool read_node_affinity(std::string_view bytes, NodeAffinity& affinity, Failure& failure) {
+  using A = core::NodeAffinity;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == A::kRequiredDuringSchedulingIgnoredDuringExecutionFieldNumber) {
+      // Present: even without terms it constrains (an empty list matches no node).
+      std::string_view selector;
+      std::vector<NodeSelectorTerm>& terms = affinity.required.emplace();
+      bool ok =
+          bytes_of(field, selector, failure) && each_field(selector, failure, [&](const Wire& f) {
+            if (f.number() != core::NodeSelector::kNodeSelectorTermsFieldNumber) return true;
+            return element(f, terms, failure,
+                           [&](std::string_view item, NodeSelectorTerm& term) {
+                             return read_node_selector_term(item, term, failure);
+                           }) ||
+                   failure.in_field("nodeSelectorTerms");
+          });
+      return ok || failure.in_field("requiredDuringSchedulingIgnoredDuringExecution");
+    }
+    if (field.number() != A::kPreferredDuringSchedulingIgnoredDuringExecutionFieldNumber) {
+      return true;
+    }
+    return element(field, affinity.preferred, failure,
+                   [&](std::string_view item, PreferredSchedulingTerm& term) {
+                     using P = core::PreferredSchedulingTerm;
+                     return each_field(item, failure, [&](const Wire& f) {
+                       if (f.number() == P::kWeightFieldNumber) {
+                         return int32_of(f, term.weight, failure) || failure.in_field("weight");
+                       }
+                       if (f.number() != P::kPreferenceFieldNumber) return true;
+                       std::string_view preference;
+                       return (bytes_of(f, preference, failure) &&
+                               read_node_selector_term(preference, term.preference, failure)) ||
+                              failure.in_field("preference");
+                     });
+                   }) ||
+           failure.in_field("preferredDuringSchedulingIgnoredDuringExecution");
+  });
 }
 
-template <typename Terms>
-bool read_inter_pod_terms(const Terms& message, InterPodTerms& terms, Failure& failure) {
-  return read_list("requiredDuringSchedulingIgnoredDuringExecution",
-                   message.requiredduringschedulingignoredduringexecution(), terms.required,
-                   failure,
-                   [&](const core::PodAffinityTerm& item, PodAffinityTerm& out) {
-                     return read_pod_affinity_term(item, out, failure);
-                   }) &&
-         read_list("preferredDuringSchedulingIgnoredDuringExecution",
-                   message.preferredduringschedulingignoredduringexecution(), terms.preferred,
-                   failure,
-                   [&](const core::WeightedPodAffinityTerm& item, WeightedPodAffinityTerm& out) {
-                     out.weight = item.weight();
-                     return read_pod_affinity_term(item.podaffinityterm(), out.term, failure) ||
-                            failure.in_field("podAffinityTerm");
-                   });
+bool read_pod_affinity_term(std::string_view bytes, PodAffinityTerm& term, Failure& failure) {
+  using T = core::PodAffinityTerm;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case T::kLabelSelectorFieldNumber:
+        return optional_label_selector(field, "labelSelector", term.label_selector, failure);
+      case T::kNamespacesFieldNumber:
+        return string_element(field, term.namespaces, failure) || failure.in_field("namespaces");
+      case T::kTopologyKeyFieldNumber:
+        return text(field, term.topology_key, failure) || failure.in_field("topologyKey");
+      case T::kNamespaceSelectorFieldNumber:
+        return optional_label_selector(field, "namespaceSelector", term.namespace_selector,
+                                       failure);
+      default:
+        return true;
+    }
+  });
 }
 
-bool read_affinity(const core::Affinity& message, Pod& pod, Failure& failure) {
-  if (message.has_nodeaffinity() &&
-      !read_node_affinity(message.nodeaffinity(), pod.node_affinity.edit(), failure)) {
-    return failure.in_field("nodeAffinity");
-  }
-  if (!read_inter_pod_terms(message.podaffinity(), pod.pod_affinity, failure)) {
-    return failure.in_field("podAffinity");
-  }
-  if (!read_inter_pod_terms(message.podantiaffinity(), pod.pod_anti_affinity, failure)) {
-    return failure.in_field("podAntiAffinity");
-  }
-  return true;
+// podAffinity or podAntiAffinity (the same fields): required terms, and weighted ones.
+bool read_inter_pod_terms(std::string_view bytes, InterPodTerms& terms, Failure& failure) {
+  using A = core::PodAffinity;
+  using Anti = core::PodAntiAffinity;
+  static_assert(int{A::kRequiredDuringSchedulingIgnoredDuringExecutionFieldNumber} ==
+                    int{Anti::kRequiredDuringSchedulingIgnoredDuringExecutionFieldNumber} &&
+                int{A::kPreferredDuringSchedulingIgnoredDuringExecutionFieldNumber} ==
+                    int{Anti::kPreferredDuringSchedulingIgnoredDuringExecutionFieldNumber});
+  return each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == A::kRequiredDuringSchedulingIgnoredDuringExecutionFieldNumber) {
+      return element(field, terms.required, failure,
+                     [&](std::string_view item, PodAffinityTerm& term) {
+                       return read_pod_affinity_term(item, term, failure);
+                     }) ||
+             failure.in_field("requiredDuringSchedulingIgnoredDuringExecution");
+    }
+    if (field.number() != A::kPreferredDuringSchedulingIgnoredDuringExecutionFieldNumber) {
+      return true;
+    }
+    return element(field, terms.preferred, failure,
+                   [&](std::string_view item, WeightedPodAffinityTerm& weighted) {
+                     using W = core::WeightedPodAffinityTerm;
+                     return each_field(item, failure, [&](const Wire& f) {
+                       if (f.number() == W::kWeightFieldNumber) {
+                         return int32_of(f, weighted.weight, failure) || failure.in_field("weight");
+                       }
+                       if (f.number() != W::kPodAffinityTermFieldNumber) return true;
+                       std::string_view term;
+                       return (bytes_of(f, term, failure) &&
+                               read_pod_affinity_term(term, weighted.term, failure)) ||
+                              failure.in_field("podAffinityTerm");
+                     });
+                   }) ||
+           failure.in_field("preferredDuringSchedulingIgnoredDuringExecution");
+  });
 }
 
-bool read_toleration(const core::Toleration& message, Toleration& toleration, Failure& failure) {
-  toleration.key = message.key();
-  toleration.value = message.value();
-  std::optional<TolerationOperator> op;
-  if (!read_enum(message.operator_(), kTolerationOperators, op, failure)) {
-    return failure.in_field("operator");
-  }
-  toleration.op = op.value_or(TolerationOperator::kEqual);
-  if (!read_enum(message.effect(), kTaintEffects, toleration.effect, failure)) {
-    return failure.in_field("effect");
-  }
-  if (message.has_tolerationseconds()) toleration.toleration_seconds = message.tolerationseconds();
-  return true;
+bool read_affinity(std::string_view bytes, Pod& pod, Failure& failure) {
+  using A = core::Affinity;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    std::string_view inner;
+    switch (field.number()) {
+      case A::kNodeAffinityFieldNumber:
+        return (bytes_of(field, inner, failure) &&
+                read_node_affinity(inner, pod.node_affinity.edit(), failure)) ||
+               failure.in_field("nodeAffinity");
+      case A::kPodAffinityFieldNumber:
+        return (bytes_of(field, inner, failure) &&
+                read_inter_pod_terms(inner, pod.pod_affinity, failure)) ||
+               failure.in_field("podAffinity");
+      case A::kPodAntiAffinityFieldNumber:
+        return (bytes_of(field, inner, failure) &&
+                read_inter_pod_terms(inner, pod.pod_anti_affinity, failure)) ||
+               failure.in_field("podAntiAffinity");
+      default:
+        return true;
+    }
+  });
+}
+
+bool read_toleration(std::string_view bytes, Toleration& toleration, Failure& failure) {
+  using T = core::Toleration;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case T::kKeyFieldNumber:
+        return text(field, toleration.key, failure) || failure.in_field("key");
+      case T::kOperatorFieldNumber: {
+        std::optional<TolerationOperator> op;
+        if (!read_enum(field, kTolerationOperators, op, failure)) {
+          return failure.in_field("operator");
+        }
+        toleration.op = op.value_or(TolerationOperator::kEqual);
+        return true;
+      }
+      case T::kValueFieldNumber:
+        return text(field, toleration.value, failure) || failure.in_field("value");
+      case T::kEffectFieldNumber:
+        return read_enum(field, kTaintEffects, toleration.effect, failure) ||
+               failure.in_field("effect");
+      case T::kTolerationSecondsFieldNumber:
+        if (!varint_of(field, failure)) return failure.in_field("tolerationSeconds");
+        toleration.toleration_seconds = field.int64();  // a pointer: written only when set
+        return true;
+      default:
+        return true;
+    }
+  });
 }
 
 // One of spec.topologySpreadConstraints; absent optional fields keep the scheduler's defaults.
-bool read_topology_spread(const core::TopologySpreadConstraint& message,
-                          TopologySpreadConstraint& c, Failure& failure) {
-  c.max_skew = message.maxskew();
-  c.topology_key = message.topologykey();
-  if (!read_optional_label_selector("labelSelector", message.has_labelselector(),
-                                    message.labelselector(), c.label_selector, failure)) {
-    return false;
-  }
-  if (message.has_mindomains()) c.min_domains = message.mindomains();
-  std::optional<InclusionPolicy> policy;
-  if (!read_enum(message.nodeaffinitypolicy(), kInclusionPolicies, policy, failure)) {
-    return failure.in_field("nodeAffinityPolicy");
-  }
-  if (policy) c.node_affinity_policy = *policy;
-  if (!read_enum(message.nodetaintspolicy(), kInclusionPolicies, policy, failure)) {
-    return failure.in_field("nodeTaintsPolicy");
-  }
-  if (policy) c.node_taints_policy = *policy;
-  c.match_label_keys = strings(message.matchlabelkeys());
-  return read_required_enum("whenUnsatisfiable", message.whenunsatisfiable(), kUnsatisfiableActions,
+bool read_topology_spread(std::string_view bytes, TopologySpreadConstraint& c, Failure& failure) {
+  using T = core::TopologySpreadConstraint;
+  std::optional<UnsatisfiableAction> action;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case T::kMaxSkewFieldNumber:
+        return int32_of(field, c.max_skew, failure) || failure.in_field("maxSkew");
+      case T::kTopologyKeyFieldNumber:
+        return text(field, c.topology_key, failure) || failure.in_field("topologyKey");
+      case T::kWhenUnsatisfiableFieldNumber:
+        return read_enum(field, kUnsatisfiableActions, action, failure) ||
+               failure.in_field("whenUnsatisfiable");
+      case T::kLabelSelectorFieldNumber:
+        return optional_label_selector(field, "labelSelector", c.label_selector, failure);
+      case T::kMinDomainsFieldNumber:
+        return int32_of(field, c.min_domains, failure) || failure.in_field("minDomains");
+      case T::kNodeAffinityPolicyFieldNumber:
+      case T::kNodeTaintsPolicyFieldNumber: {
+        bool affinity = field.number() == T::kNodeAffinityPolicyFieldNumber;
+        std::optional<InclusionPolicy> policy;
+        if (!read_enum(field, kInclusionPolicies, policy, failure)) {
+          return failure.in_field(affinity ? "nodeAffinityPolicy" : "nodeTaintsPolicy");
+        }
+        if (policy) (affinity ? c.node_affinity_policy : c.node_taints_policy) = *policy;
+        return true;
+      }
+      case T::kMatchLabelKeysFieldNumber:
+        return string_element(field, c.match_label_keys, failure) ||
+               failure.in_field("matchLabelKeys");
+      default:
+        return true;
+    }
+  });
+  return ok && require_enum("whenUnsatisfiable", action, kUnsatisfiableActions,
                             c.when_unsatisfiable, failure);
 }
 
 // Host ports count only from regular containers and restartable init containers (sidecars); a
 // resource with a limit and no request gets the limit as its request (SetDefaults_Pod).
-bool read_container(const core::Container& message, bool init, Container& container, Pod& pod,
+bool read_container(std::string_view bytes, bool init, Container& container, Pod& pod,
                     Failure& failure) {
-  container.name = message.name();
-  container.image = message.image();
-  if (init) container.restart_always = message.restartpolicy() == "Always";
+  using C = core::Container;
+  using R = core::ResourceRequirements;
+  std::vector<int32_t> host_ports;
   std::vector<std::string> requested, limited;
-  if (!read_resource_list(message.resources().requests(), container.requests, failure,
-                          &requested)) {
-    failure.in_field("requests");
-    return failure.in_field("resources");
-  }
-  if (!read_resource_list(message.resources().limits(), container.limits, failure, &limited)) {
-    failure.in_field("limits");
-    return failure.in_field("resources");
-  }
-  if (!init || container.restart_always) {
-    for (const core::ContainerPort& port : message.ports()) {
-      if (port.hostport() > 0) pod.host_ports.push_back(port.hostport());
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case C::kNameFieldNumber:
+        return text(field, container.name, failure) || failure.in_field("name");
+      case C::kImageFieldNumber:
+        return text(field, container.image, failure) || failure.in_field("image");
+      case C::kPortsFieldNumber: {
+        std::string_view port;
+        size_t index = host_ports.size();
+        bool read = bytes_of(field, port, failure) && each_field(port, failure, [&](const Wire& f) {
+                      if (f.number() != core::ContainerPort::kHostPortFieldNumber) return true;
+                      int32_t host_port = 0;
+                      if (!int32_of(f, host_port, failure)) return failure.in_field("hostPort");
+                      if (host_port > 0) host_ports.push_back(host_port);
+                      return true;
+                    });
+        if (!read) {
+          failure.in_element(index);
+          return failure.in_field("ports");
+        }
+        return true;
+      }
+      case C::kResourcesFieldNumber: {
+        std::string_view resources;
+        bool read = bytes_of(field, resources, failure) &&
+                    each_field(resources, failure, [&](const Wire& f) {
+                      if (f.number() == R::kRequestsFieldNumber) {
+                        return quantity_entry(f, container.requests, failure, &requested) ||
+                               failure.in_field("requests");
+                      }
+                      if (f.number() == R::kLimitsFieldNumber) {
+                        return quantity_entry(f, container.limits, failure, &limited) ||
+                               failure.in_field("limits");
+                      }
+                      return true;
+                    });
+        return read || failure.in_field("resources");
+      }
+      case C::kRestartPolicyFieldNumber: {
+        if (!init) return true;
+        std::string policy;
+        if (!text(field, policy, failure)) return failure.in_field("restartPolicy");
+        container.restart_always = policy == "Always";
+        return true;
+      }
+      default:
+        return true;
     }
+  });
+  if (!init || container.restart_always) {
+    pod.host_ports.insert(pod.host_ports.end(), host_ports.begin(), host_ports.end());
   }
   for (const std::string& name : limited) {
     if (std::find(requested.begin(), requested.end(), name) == requested.end()) {
       container.requests.set(name, container.limits.get(name));
     }
   }
+  return ok;
+}
+
+bool read_volume(std::string_view bytes, Volume& volume, Failure& failure) {
+  using V = core::Volume;
+  using S = core::VolumeSource;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == V::kNameFieldNumber) {
+      return text(field, volume.name, failure) || failure.in_field("name");
+    }
+    if (field.number() != V::kVolumeSourceFieldNumber) return true;
+    std::string_view source;
+    if (!bytes_of(field, source, failure)) return false;
+    // The source's fields are the JSON volume's own (it is inline there).
+    return each_field(source, failure, [&](const Wire& f) {
+      std::string_view inner;
+      switch (f.number()) {
+        case S::kEmptyDirFieldNumber:
+          volume.kind = kVolumeEmptyDir;
+          return (bytes_of(f, inner, failure) &&
+                  each_field(inner, failure,
+                             [&](const Wire& g) {
+                               if (g.number() != core::EmptyDirVolumeSource::kMediumFieldNumber)
+                                 return true;
+                               std::string medium;
+                               if (!text(g, medium, failure)) return failure.in_field("medium");
+                               volume.memory_medium = medium == "Memory";
+                               return true;
+                             })) ||
+                 failure.in_field("emptyDir");
+        case S::kPersistentVolumeClaimFieldNumber:
+          volume.kind = kVolumePersistentClaim;
+          return (bytes_of(f, inner, failure) &&
+                  each_field(inner, failure,
+                             [&](const Wire& g) {
+                               if (g.number() !=
+                                   core::PersistentVolumeClaimVolumeSource::kClaimNameFieldNumber) {
+                                 return true;
+                               }
+                               return text(g, volume.claim_name, failure) ||
+                                      failure.in_field("claimName");
+                             })) ||
+                 failure.in_field("persistentVolumeClaim");
+        case S::kHostPathFieldNumber:
+          volume.kind = kVolumeHostPath;
+          return true;
+        case S::kEphemeralFieldNumber:
+          volume.kind = kVolumeEphemeral;
+          return true;
+        default:
+          volume.kind = kVolumeOther;  // another source (configMap, secret, csi, ...)
+          return true;
+      }
+    });
+  });
+}
+
+bool read_pod_spec(std::string_view bytes, Pod& pod, Failure& failure) {
+  using S = core::PodSpec;
+  std::vector<std::pair<std::string, std::string>> node_selector;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    switch (field.number()) {
+      case S::kContainersFieldNumber:
+      case S::kInitContainersFieldNumber: {
+        bool init = field.number() == S::kInitContainersFieldNumber;
+        std::vector<Container>& containers = init ? pod.init_containers : pod.containers.edit();
+        return element(field, containers, failure,
+                       [&](std::string_view item, Container& container) {
+                         return read_container(item, init, container, pod, failure);
+                       }) ||
+               failure.in_field(init ? "initContainers" : "containers");
+      }
+      case S::kNodeNameFieldNumber:
+        return text(field, pod.node_name, failure) || failure.in_field("nodeName");
+      case S::kPriorityFieldNumber: {
+        int32_t priority = 0;
+        if (!int32_of(field, priority, failure)) return failure.in_field("priority");
+        pod.priority = priority;  // a pointer: written only when set
+        return true;
+      }
+      case S::kPriorityClassNameFieldNumber:
+        return text(field, pod.priority_class_name, failure) ||
+               failure.in_field("priorityClassName");
+      case S::kSchedulerNameFieldNumber:
+        return text(field, pod.scheduler_name, failure) || failure.in_field("schedulerName");
+      case S::kRestartPolicyFieldNumber:
+        return text(field, pod.restart_policy, failure) || failure.in_field("restartPolicy");
+      case S::kOverheadFieldNumber:
+        return quantity_entry(field, pod.overhead, failure) || failure.in_field("overhead");
+      case S::kNodeSelectorFieldNumber:
+        return string_entry(field, node_selector, failure) || failure.in_field("nodeSelector");
+      case S::kAffinityFieldNumber: {
+        std::string_view affinity;
+        return (bytes_of(field, affinity, failure) && read_affinity(affinity, pod, failure)) ||
+               failure.in_field("affinity");
+      }
+      case S::kTopologySpreadConstraintsFieldNumber:
+        return element(field, pod.topology_spread, failure,
+                       [&](std::string_view item, TopologySpreadConstraint& c) {
+                         return read_topology_spread(item, c, failure);
+                       }) ||
+               failure.in_field("topologySpreadConstraints");
+      case S::kTolerationsFieldNumber:
+        return element(field, pod.tolerations.edit(), failure,
+                       [&](std::string_view item, Toleration& toleration) {
+                         return read_toleration(item, toleration, failure);
+                       }) ||
+               failure.in_field("tolerations");
+      case S::kVolumesFieldNumber:
+        return element(field, pod.volumes, failure,
+                       [&](std::string_view item, Volume& volume) {
+                         return read_volume(item, volume, failure);
+                       }) ||
+               failure.in_field("volumes");
+      case S::kResourceClaimsFieldNumber:
+        pod.has_resource_claims = true;
+        return true;
+      default:
+        return true;
+    }
+  });
+  pod.node_selector = StringMap(std::move(node_selector));
+  return ok;
+}
+
+bool read_container_status(std::string_view bytes, ContainerStatus& status, Failure& failure) {
+  using S = core::ContainerStatus;
+  using T = core::ContainerState;
+  return each_field(bytes, failure, [&](const Wire& field) {
+    if (field.number() == S::kRestartCountFieldNumber) {
+      return int32_of(field, status.restart_count, failure) || failure.in_field("restartCount");
+    }
+    if (field.number() != S::kStateFieldNumber) return true;
+    std::string_view state;
+    bool ok = bytes_of(field, state, failure) && each_field(state, failure, [&](const Wire& f) {
+                std::string_view inner;
+                if (f.number() == T::kWaitingFieldNumber) {
+                  return (bytes_of(f, inner, failure) &&
+                          each_field(inner, failure,
+                                     [&](const Wire& g) {
+                                       return g.number() !=
+                                                  core::ContainerStateWaiting::kReasonFieldNumber ||
+                                              text(g, status.waiting_reason, failure);
+                                     })) ||
+                         failure.in_field("waiting");
+                }
+                if (f.number() != T::kTerminatedFieldNumber) return true;
+                status.terminated = true;  // a pointer: written only when set
+                using X = core::ContainerStateTerminated;
+                return (bytes_of(f, inner, failure) &&
+                        each_field(inner, failure,
+                                   [&](const Wire& g) {
+                                     if (g.number() == X::kReasonFieldNumber) {
+                                       return text(g, status.terminated_reason, failure);
+                                     }
+                                     if (g.number() == X::kExitCodeFieldNumber) {
+                                       return int32_of(g, status.exit_code, failure);
+                                     }
+                                     return true;
+                                   })) ||
+                       failure.in_field("terminated");
+              });
+    return ok || failure.in_field("state");
+  });
+}
+
+bool read_pod_condition(std::string_view bytes, Pod& pod, PodConditions& conditions,
+                        Failure& failure) {
+  using C = core::PodCondition;
+  std::string type, status, reason;
+  std::optional<int64_t> last_transition;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    std::string_view time;
+    switch (field.number()) {
+      case C::kTypeFieldNumber:
+        return text(field, type, failure) || failure.in_field("type");
+      case C::kStatusFieldNumber:
+        return text(field, status, failure) || failure.in_field("status");
+      case C::kReasonFieldNumber:
+        return text(field, reason, failure) || failure.in_field("reason");
+      case C::kLastTransitionTimeFieldNumber:
+        return (bytes_of(field, time, failure) && read_time(time, last_transition, failure)) ||
+               failure.in_field("lastTransitionTime");
+      default:
+        return true;
+    }
+  });
+  if (!ok) return false;
+  conditions.add({type, status, reason, last_transition});
+  if (type == "Ready") pod.ready = status == "True";
   return true;
 }
 
-void read_volume(const core::Volume& message, Volume& volume) {
-  volume.name = message.name();
-  const core::VolumeSource& source = message.volumesource();
-  if (source.has_emptydir()) {
-    volume.kind = kVolumeEmptyDir;
-    volume.memory_medium = source.emptydir().medium() == "Memory";
-  } else if (source.has_persistentvolumeclaim()) {
-    volume.kind = kVolumePersistentClaim;
-    volume.claim_name = source.persistentvolumeclaim().claimname();
-  } else if (source.has_hostpath()) {
-    volume.kind = kVolumeHostPath;
-  } else if (source.has_ephemeral()) {
-    volume.kind = kVolumeEphemeral;
-  } else {
-    volume.kind = kVolumeOther;
-  }
-}
-
-bool read_pod_spec(const core::PodSpec& message, Pod& pod, Failure& failure) {
-  auto container = [&](bool init) {
-    return [&pod, &failure, init](const core::Container& item, Container& out) {
-      return read_container(item, init, out, pod, failure);
-    };
-  };
-  if (!read_list("initContainers", message.initcontainers(), pod.init_containers, failure,
-                 container(true)) ||
-      !read_list("containers", message.containers(), pod.containers.edit(), failure,
-                 container(false))) {
-    return false;
-  }
-  pod.node_name = message.nodename();
-  if (message.has_priority()) pod.priority = message.priority();
-  pod.priority_class_name = message.priorityclassname();
-  pod.scheduler_name = message.schedulername();
-  pod.restart_policy = message.restartpolicy();
-  if (!read_resource_list(message.overhead(), pod.overhead, failure)) {
-    return failure.in_field("overhead");
-  }
-  pod.node_selector = string_map(message.nodeselector());
-  if (message.has_affinity() && !read_affinity(message.affinity(), pod, failure)) {
-    return failure.in_field("affinity");
-  }
-  if (!read_list("topologySpreadConstraints", message.topologyspreadconstraints(),
-                 pod.topology_spread, failure,
-                 [&](const core::TopologySpreadConstraint& item, TopologySpreadConstraint& out) {
-                   return read_topology_spread(item, out, failure);
-                 }) ||
-      !read_list("tolerations", message.tolerations(), pod.tolerations.edit(), failure,
-                 [&](const core::Toleration& item, Toleration& out) {
-                   return read_toleration(item, out, failure);
-                 })) {
-    return false;
-  }
-  pod.volumes.reserve(static_cast<size_t>(message.volumes_size()));
-  for (const core::Volume& volume : message.volumes())
-    read_volume(volume, pod.volumes.emplace_back());
-  pod.has_resource_claims = message.resourceclaims_size() > 0;
-  return true;
-}
-
-template <typename List>
-void read_container_statuses(const List& list, std::vector<ContainerStatus>& out) {
-  out.reserve(static_cast<size_t>(list.size()));
-  for (const core::ContainerStatus& message : list) {
-    ContainerStatus& status = out.emplace_back();
-    status.restart_count = message.restartcount();
-    status.waiting_reason = message.state().waiting().reason();
-    status.terminated = message.state().has_terminated();
-    status.terminated_reason = message.state().terminated().reason();
-    status.exit_code = message.state().terminated().exitcode();
-  }
-}
-
-bool read_pod_status(const core::PodStatus& message, Pod& pod, Failure& failure) {
-  std::optional<PodPhase> phase;
-  if (!read_enum(message.phase(), kPodPhases, phase, failure)) return failure.in_field("phase");
-  pod.phase = phase.value_or(PodPhase::kPending);
-  pod.qos_class = message.qosclass();
-  if (message.has_starttime()) pod.start_time = time_text(message.starttime());
-  pod.reason = message.reason();
-  read_container_statuses(message.containerstatuses(), pod.container_statuses);
-  read_container_statuses(message.initcontainerstatuses(), pod.init_container_statuses);
-  read_container_statuses(message.ephemeralcontainerstatuses(), pod.ephemeral_container_statuses);
+bool read_pod_status(std::string_view bytes, Pod& pod, Failure& failure) {
+  using S = core::PodStatus;
   PodConditions conditions;
-  for (const core::PodCondition& condition : message.conditions()) {
-    std::optional<int64_t> last_transition;
-    const meta::Time& time = condition.lasttransitiontime();
-    if (time.seconds() != 0 || time.nanos() != 0) last_transition = time.seconds();
-    conditions.add({condition.type(), condition.status(), condition.reason(), last_transition});
-    if (condition.type() == "Ready") pod.ready = condition.status() == "True";
-  }
-  pod.conditions = conditions;  // the copy is exactly sized; the appends over-allocate
-  return true;
+  size_t condition_index = 0;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    auto statuses = [&](std::vector<ContainerStatus>& out, std::string_view name) {
+      return element(field, out, failure,
+                     [&](std::string_view item, ContainerStatus& status) {
+                       return read_container_status(item, status, failure);
+                     }) ||
+             failure.in_field(name);
+    };
+    switch (field.number()) {
+      case S::kPhaseFieldNumber: {
+        std::optional<PodPhase> phase;
+        if (!read_enum(field, kPodPhases, phase, failure)) return failure.in_field("phase");
+        pod.phase = phase.value_or(PodPhase::kPending);
+        return true;
+      }
+      case S::kQosClassFieldNumber:
+        return text(field, pod.qos_class, failure) || failure.in_field("qosClass");
+      case S::kStartTimeFieldNumber:
+        return time_text(field, pod.start_time, failure) || failure.in_field("startTime");
+      case S::kReasonFieldNumber:
+        return text(field, pod.reason, failure) || failure.in_field("reason");
+      case S::kContainerStatusesFieldNumber:
+        return statuses(pod.container_statuses, "containerStatuses");
+      case S::kInitContainerStatusesFieldNumber:
+        return statuses(pod.init_container_statuses, "initContainerStatuses");
+      case S::kEphemeralContainerStatusesFieldNumber:
+        return statuses(pod.ephemeral_container_statuses, "ephemeralContainerStatuses");
+      case S::kConditionsFieldNumber: {
+        std::string_view condition;
+        if (bytes_of(field, condition, failure) &&
+            read_pod_condition(condition, pod, conditions, failure)) {
+          ++condition_index;
+          return true;
+        }
+        failure.in_element(condition_index);
+        return failure.in_field("conditions");
+      }
+      default:
+        return true;
+    }
+  });
+  if (condition_index > 0) pod.conditions = conditions;  // exactly sized: the appends over-allocate
+  return ok;
 }
 
 }  // namespace
 
-bool read_pod(const core::Pod& message, Pod& pod, Failure& failure) {
-  if (!read_object_meta(message.metadata(), true, pod.meta, &pod.owners.edit(), failure)) {
-    return false;
-  }
-  if (message.has_spec() && !read_pod_spec(message.spec(), pod, failure)) {
-    return failure.in_field("spec");
-  }
-  if (message.has_status() && !read_pod_status(message.status(), pod, failure)) {
-    return failure.in_field("status");
-  }
+bool read_pod(std::string_view bytes, Pod& pod, Failure& failure) {
+  using P = core::Pod;
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    std::string_view inner;
+    switch (field.number()) {
+      case P::kMetadataFieldNumber:
+        return bytes_of(field, inner, failure) &&
+               read_object_meta(inner, pod.meta, &pod.owners.edit(), failure);
+      case P::kSpecFieldNumber:
+        return (bytes_of(field, inner, failure) && read_pod_spec(inner, pod, failure)) ||
+               failure.in_field("spec");
+      case P::kStatusFieldNumber:
+        return (bytes_of(field, inner, failure) && read_pod_status(inner, pod, failure)) ||
+               failure.in_field("status");
+      default:
+        return true;
+    }
+  });
+  if (!ok || !complete_meta(pod.meta, true, failure)) return false;
   if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
+  // In order, as the JSON decoder keeps them, whatever the order of the containers.
   std::sort(pod.host_ports.begin(), pod.host_ports.end());
   share_alike(pod);
   return true;
 }
 
-bool read_node(const core::Node& message, Node& node, Failure& failure) {
-  if (!read_object_meta(message.metadata(), false, node.meta, nullptr, failure)) return false;
-  const core::NodeSpec& spec = message.spec();
-  node.unschedulable = spec.unschedulable();
-  if (!read_list(
-          "taints", spec.taints(), node.taints, failure, [&](const core::Taint& item, Taint& out) {
-            out.key = item.key();
-            out.value = item.value();
-            return read_required_enum("effect", item.effect(), kTaintEffects, out.effect, failure);
-          })) {
-    return failure.in_field("spec");
-  }
-  const core::NodeStatus& status = message.status();
-  if (!read_resource_list(status.allocatable(), node.allocatable, failure)) {
-    failure.in_field("allocatable");
-    return failure.in_field("status");
-  }
-  if (!read_resource_list(status.capacity(), node.capacity, failure)) {
-    failure.in_field("capacity");
-    return failure.in_field("status");
-  }
-  node.conditions.reserve(static_cast<size_t>(status.conditions_size()));
-  for (const core::NodeCondition& condition : status.conditions()) {
-    node.conditions.push_back({condition.type(), condition.status(), condition.reason()});
-  }
-  node.addresses.reserve(static_cast<size_t>(status.addresses_size()));
-  for (const core::NodeAddress& address : status.addresses()) {
-    node.addresses.push_back({address.type(), address.address()});
-  }
-  return true;
+bool read_node(std::string_view bytes, Node& node, Failure& failure) {
+  using N = core::Node;
+  using Spec = core::NodeSpec;
+  using Status = core::NodeStatus;
+  auto spec = [&](const Wire& field) {
+    switch (field.number()) {
+      case Spec::kUnschedulableFieldNumber:
+        if (!varint_of(field, failure)) return failure.in_field("unschedulable");
+        node.unschedulable = field.boolean();
+        return true;
+      case Spec::kTaintsFieldNumber:
+        return element(field, node.taints, failure,
+                       [&](std::string_view item, Taint& taint) {
+                         std::optional<TaintEffect> effect;
+                         bool read = each_field(item, failure, [&](const Wire& f) {
+                           switch (f.number()) {
+                             case core::Taint::kKeyFieldNumber:
+                               return text(f, taint.key, failure) || failure.in_field("key");
+                             case core::Taint::kValueFieldNumber:
+                               return text(f, taint.value, failure) || failure.in_field("value");
+                             case core::Taint::kEffectFieldNumber:
+                               return read_enum(f, kTaintEffects, effect, failure) ||
+                                      failure.in_field("effect");
+                             default:
+                               return true;
+                           }
+                         });
+                         return read && require_enum("effect", effect, kTaintEffects, taint.effect,
+                                                     failure);
+                       }) ||
+               failure.in_field("taints");
+      default:
+        return true;
+    }
+  };
+  auto status = [&](const Wire& field) {
+    switch (field.number()) {
+      case Status::kAllocatableFieldNumber:
+        return quantity_entry(field, node.allocatable, failure) || failure.in_field("allocatable");
+      case Status::kCapacityFieldNumber:
+        return quantity_entry(field, node.capacity, failure) || failure.in_field("capacity");
+      case Status::kConditionsFieldNumber:
+        return element(field, node.conditions, failure,
+                       [&](std::string_view item, NodeCondition& condition) {
+                         using C = core::NodeCondition;
+                         return each_field(item, failure, [&](const Wire& f) {
+                           switch (f.number()) {
+                             case C::kTypeFieldNumber:
+                               return text(f, condition.type, failure);
+                             case C::kStatusFieldNumber:
+                               return text(f, condition.status, failure);
+                             case C::kReasonFieldNumber:
+                               return text(f, condition.reason, failure);
+                             default:
+                               return true;
+                           }
+                         });
+                       }) ||
+               failure.in_field("conditions");
+      case Status::kAddressesFieldNumber:
+        return element(field, node.addresses, failure,
+                       [&](std::string_view item, NodeAddress& address) {
+                         using A = core::NodeAddress;
+                         return each_field(item, failure, [&](const Wire& f) {
+                           if (f.number() == A::kTypeFieldNumber) {
+                             return text(f, address.type, failure);
+                           }
+                           if (f.number() == A::kAddressFieldNumber) {
+                             return text(f, address.address, failure);
+                           }
+                           return true;
+                         });
+                       }) ||
+               failure.in_field("addresses");
+      default:
+        return true;
+    }
+  };
+  bool ok = each_field(bytes, failure, [&](const Wire& field) {
+    std::string_view inner;
+    switch (field.number()) {
+      case N::kMetadataFieldNumber:
+        return bytes_of(field, inner, failure) &&
+               read_object_meta(inner, node.meta, nullptr, failure);
+      case N::kSpecFieldNumber:
+        return (bytes_of(field, inner, failure) && each_field(inner, failure, spec)) ||
+               failure.in_field("spec");
+      case N::kStatusFieldNumber:
+        return (bytes_of(field, inner, failure) && each_field(inner, failure, status)) ||
+               failure.in_field("status");
+      default:
+        return true;
+    }
+  });
+  return ok && complete_meta(node.meta, false, failure);
 }
 
 }  // namespace loadshift::model::pb

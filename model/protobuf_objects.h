@@ -1,6 +1,8 @@
-// One Pod or Node message, as the API server encodes it in protobuf, into the model: the same
-// fields, defaults and checks as the JSON decoder (model/kube_json_kinds.h), so an object reads
-// the same in either encoding (test/model/protobuf_decode_test.cc compares them).
+// One Pod or Node, as the API server encodes it in protobuf, into the model: read from the wire
+// straight into the model (model/protobuf_wire.h), with the same fields, defaults and checks as
+// the JSON decoder (model/kube_json_kinds.h), so an object reads the same in either encoding
+// (test/model/protobuf_decode_test.cc compares them). Fields loadshift does not read are
+// skipped by their length, never parsed.
 //
 // Internal to model/protobuf_decode.cc, which takes the objects out of their envelope and lists.
 #pragma once
@@ -10,12 +12,8 @@
 #include <vector>
 
 #include "model/model.h"
-#include "model/proto/core.pb.h"
 
 namespace loadshift::model::pb {
-
-namespace core = k8s::io::api::core::v1;
-namespace meta = k8s::io::apimachinery::pkg::apis::meta::v1;
 
 // Why a message was left out: the field path (built from the inside out as the failure returns)
 // and what was expected.
@@ -44,9 +42,10 @@ class Failure {
   std::vector<std::string> reversed_path_;
 };
 
-// Each returns false when the message holds what the model refuses (an unknown enum name, a bad
-// quantity, no name): `failure` says where and why, and `out` is to be dropped.
-bool read_pod(const core::Pod& message, Pod& out, Failure& failure);
-bool read_node(const core::Node& message, Node& out, Failure& failure);
+// Each reads the bytes of one message (a Pod, a Node) and returns false when they are malformed
+// or hold what the model refuses (an unknown enum name, a bad quantity, no name): `failure` then
+// says where and why, and `out` is to be dropped.
+bool read_pod(std::string_view message, Pod& out, Failure& failure);
+bool read_node(std::string_view message, Node& out, Failure& failure);
 
 }  // namespace loadshift::model::pb

@@ -1,10 +1,23 @@
 // JSON -> protobuf by the messages' descriptors, field name for field name (the API's protobuf
-// field names are its JSON names), with the few types whose JSON is not their message: Quantity
-// (text), Time (RFC 3339 text) and a Volume's source (inline in JSON).
+// field names are its JSON names), with the types whose JSON is not their message: Quantity
+// (text), Time and MicroTime (RFC 3339 text), IntOrString (a number or text), FieldsV1 and
+// RawExtension (any JSON, carried as its bytes), and the members JSON inlines (a Volume's source).
+//
+// Pods and Nodes are encoded with the API's own messages: every field, from the descriptors of a
+// real build (test/data/kube-proto/kubectl-descriptors.binpb), as a real server would send them;
+// the decoder reads its subset and must skip the rest.
 #include "test/kube/fake_api_protobuf.h"
 
 #include <chrono>
+#include <fstream>
+#include <memory>
+#include <set>
+#include <sstream>
 #include <stdexcept>
+
+#include <google/protobuf/descriptor.h>
+#include <google/protobuf/descriptor.pb.h>
+#include <google/protobuf/dynamic_message.h>
 
 #include "model/proto/core.pb.h"
 #include "model/proto/meta.pb.h"
@@ -18,6 +31,50 @@ namespace gp = google::protobuf;
 namespace core = k8s::io::api::core::v1;
 namespace meta = k8s::io::apimachinery::pkg::apis::meta::v1;
 namespace runtime = k8s::io::apimachinery::pkg::runtime;
+
+// The API's messages as a real build defines them, loaded once.
+class ApiMessages {
+ public:
+  ApiMessages() {
+    const std::string path = LOADSHIFT_SOURCE_DIR "/test/data/kube-proto/kubectl-descriptors.binpb";
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream bytes;
+    bytes << in.rdbuf();
+    gp::FileDescriptorSet files;
+    if (!in.good() || !files.ParseFromString(bytes.str())) {
+      throw std::runtime_error("fake API server: cannot read " + path);
+    }
+    // The files import gogo.proto for its options only: an empty file stands in for it.
+    gp::FileDescriptorProto gogo;
+    gogo.set_name("github.com/gogo/protobuf/gogoproto/gogo.proto");
+    gogo.set_package("gogoproto");
+    pool_.BuildFile(gogo);
+    for (const gp::FileDescriptorProto& file : files.file()) {
+      if (pool_.BuildFile(file) == nullptr) {
+        throw std::runtime_error("fake API server: " + path + ": cannot build " + file.name());
+      }
+    }
+  }
+  // A new, empty message of the API's type `full_name` ("k8s.io.api.core.v1.Pod").
+  std::unique_ptr<gp::Message> make(const std::string& full_name) {
+    const gp::Descriptor* type = pool_.FindMessageTypeByName(full_name);
+    if (type == nullptr) throw std::runtime_error("fake API server: no message " + full_name);
+    return std::unique_ptr<gp::Message>(factory_.GetPrototype(type)->New());
+  }
+
+ private:
+  gp::DescriptorPool pool_;
+  gp::DynamicMessageFactory factory_{&pool_};
+};
+
+ApiMessages& api_messages() {
+  static ApiMessages messages;
+  return messages;
+}
+
+// Members of these names are written inline in JSON: their fields are the enclosing object's.
+const std::set<std::string, std::less<>> kInlineMembers = {
+    "volumeSource", "handler", "ephemeralContainerCommon", "persistentVolumeSource"};
 
 [[noreturn]] void unfit(const std::string& path, const std::string& what) {
   throw std::invalid_argument("protobuf encoding: " + path + ": " + what);
@@ -91,35 +148,74 @@ void set_field(const nlohmann::json& value, gp::Message* message, const gp::Fiel
   }
 }
 
+void set_text(gp::Message* message, const char* field, const std::string& text) {
+  message->GetReflection()->SetString(message, message->GetDescriptor()->FindFieldByName(field),
+                                      text);
+}
+
+void set_time(const nlohmann::json& value, gp::Message* message, bool nanos,
+              const std::string& path) {
+  if (!value.is_string()) unfit(path, "expected an RFC 3339 time");
+  auto time = model::parse_rfc3339(value.get<std::string>());
+  if (!time) unfit(path, "expected an RFC 3339 time");
+  auto since = time->time_since_epoch();
+  auto seconds = std::chrono::floor<std::chrono::seconds>(since);
+  const gp::Reflection* r = message->GetReflection();
+  const gp::Descriptor* d = message->GetDescriptor();
+  r->SetInt64(message, d->FindFieldByName("seconds"), seconds.count());
+  if (nanos) {
+    r->SetInt32(message, d->FindFieldByName("nanos"),
+                static_cast<int32_t>(std::chrono::nanoseconds(since - seconds).count()));
+  }
+}
+
 void fill(const nlohmann::json& value, gp::Message* message, const std::string& path) {
   const gp::Descriptor* d = message->GetDescriptor();
-  if (d->name() == "Quantity") {
+  const std::string& type = d->full_name();
+  if (type == "k8s.io.apimachinery.pkg.api.resource.Quantity") {
     // A quantity is text; a bare JSON number is one too (Quantity.UnmarshalJSON accepts it).
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    static_cast<k8s::io::apimachinery::pkg::api::resource::Quantity*>(message)->set_string(text);
+    set_text(message, "string", value.is_string() ? value.get<std::string>() : value.dump());
     return;
   }
-  if (d->name() == "Time") {
-    if (!value.is_string()) unfit(path, "expected an RFC 3339 time");
-    auto time = model::parse_rfc3339(value.get<std::string>());
-    if (!time) unfit(path, "expected an RFC 3339 time");
-    auto seconds = std::chrono::duration_cast<std::chrono::seconds>(time->time_since_epoch());
-    static_cast<meta::Time*>(message)->set_seconds(seconds.count());
+  if (type == "k8s.io.apimachinery.pkg.apis.meta.v1.Time" ||
+      type == "k8s.io.apimachinery.pkg.apis.meta.v1.MicroTime") {
+    set_time(value, message, d->name() == "MicroTime", path);
+    return;
+  }
+  if (type == "k8s.io.apimachinery.pkg.util.intstr.IntOrString") {
+    const gp::Reflection* r = message->GetReflection();
+    if (value.is_number_integer()) {
+      r->SetInt64(message, d->FindFieldByName("type"), 0);
+      r->SetInt32(message, d->FindFieldByName("intVal"), value.get<int32_t>());
+    } else if (value.is_string()) {
+      r->SetInt64(message, d->FindFieldByName("type"), 1);
+      r->SetString(message, d->FindFieldByName("strVal"), value.get<std::string>());
+    } else {
+      unfit(path, "expected an integer or a string");
+    }
+    return;
+  }
+  if (type == "k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1" ||
+      type == "k8s.io.apimachinery.pkg.runtime.RawExtension") {
+    set_text(message, d->field(0)->name().c_str(), value.dump());  // Raw / raw: the JSON itself
     return;
   }
   if (!value.is_object()) unfit(path, "expected an object");
-  bool volume = d->full_name() == "k8s.io.api.core.v1.Volume";
   for (const auto& [key, item] : value.items()) {
     if (item.is_null()) continue;  // JSON null: a pointer field Go does not write
     std::string at = path.empty() ? key : path + "." + key;
     gp::Message* target = message;
     const gp::FieldDescriptor* field = d->FindFieldByName(key);
-    if (volume && key != "name") {
-      // A volume's source is inline in JSON, an embedded VolumeSource in protobuf.
-      target = static_cast<core::Volume*>(message)->mutable_volumesource();
-      field = target->GetDescriptor()->FindFieldByName(key);
+    for (int i = 0; field == nullptr && i < d->field_count(); ++i) {
+      // A member of an inline field (a Volume's emptyDir is its volumeSource's).
+      const gp::FieldDescriptor* inline_field = d->field(i);
+      if (kInlineMembers.count(inline_field->name()) == 0) continue;
+      const gp::FieldDescriptor* member = inline_field->message_type()->FindFieldByName(key);
+      if (member == nullptr) continue;
+      target = message->GetReflection()->MutableMessage(message, inline_field);
+      field = member;
     }
-    if (field == nullptr) continue;  // outside loadshift's subset
+    if (field == nullptr) continue;  // a field these messages do not have
     set_field(item, target, field, at);
   }
 }
@@ -149,20 +245,14 @@ bool protobuf_kind(std::string_view api_version, std::string_view kind) {
 }
 
 std::string encode_protobuf_object(const nlohmann::json& object, std::string_view kind) {
-  std::string bytes;
-  if (kind == "Pod") {
-    core::Pod pod;
-    fill(object, &pod, "");
-    pod.SerializeToString(&bytes);
-  } else if (kind == "Node") {
-    core::Node node;
-    fill(object, &node, "");
-    node.SerializeToString(&bytes);
-  } else {
+  if (kind != "Pod" && kind != "Node") {
     throw std::invalid_argument("protobuf encoding: the fake encodes Pods and Nodes, not " +
                                 std::string(kind));
   }
-  return bytes;
+  std::unique_ptr<gp::Message> message =
+      api_messages().make("k8s.io.api.core.v1." + std::string(kind));
+  fill(object, message.get(), "");
+  return message->SerializeAsString();
 }
 
 std::string protobuf_envelope(std::string_view api_version, std::string_view kind,

@@ -1,7 +1,7 @@
 // The fake API server's protobuf answers: stored JSON objects encoded as the API server's
-// protobuf serializer writes them, in loadshift's subset of the messages (model/proto/): the
-// "k8s\0" prefix, a runtime.Unknown with the kind and the object's bytes. Fields outside the subset
-// are left out, which is what the decoder skips anyway.
+// protobuf serializer writes them: the "k8s\0" prefix, a runtime.Unknown with the kind and the
+// object's bytes. Pods and Nodes carry every field the API defines (the messages of a real build,
+// test/data/kube-proto/kubectl-descriptors.binpb), the ones loadshift's decoder skips included.
 #pragma once
 
 #include <cstdint>

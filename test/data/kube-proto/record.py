@@ -4,7 +4,8 @@ kubectl on this machine (a real Kubernetes build: its k8s.io/api and apimachiner
 
 - kubectl-descriptors.binpb: the FileDescriptorSet of the API's generated.proto files that
   loadshift's messages (model/proto/) take from, as kubectl carries them (gogo-protobuf registers
-  each file's descriptor, gzipped, in the binary). The published field numbers, from a build.
+  each file's descriptor, gzipped, in the binary). The published field numbers, from a build;
+  the fake API server encodes its Pods and Nodes with every field these define.
 - kubectl-debug-copy.pb: the request body kubectl sends for `kubectl debug trainer-0 --copy-to`:
   rich-pod.json (served to it as JSON) copied and encoded by kubectl's own protobuf serializer,
   "k8s\\0" envelope included.
@@ -24,11 +25,15 @@ import threading
 import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# In dependency order (a pool built from the set takes them one by one): the files loadshift's
+# messages take from, and what they import (gogo.proto aside: only its options are used).
 WANTED = [
-    "k8s.io/api/core/v1/generated.proto",
-    "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto",
+    "k8s.io/apimachinery/pkg/runtime/schema/generated.proto",
     "k8s.io/apimachinery/pkg/runtime/generated.proto",
     "k8s.io/apimachinery/pkg/api/resource/generated.proto",
+    "k8s.io/apimachinery/pkg/util/intstr/generated.proto",
+    "k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto",
+    "k8s.io/api/core/v1/generated.proto",
 ]
 
 
