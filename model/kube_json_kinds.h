@@ -17,6 +17,7 @@
 #include "model/kube_json_fields.h"
 #include "model/kube_json_pod_status.h"
 #include "model/model.h"
+#include "model/pod_defaults.h"
 
 namespace loadshift::model::json {
 
@@ -104,13 +105,10 @@ inline bool read_node_field(Decoding& d, std::string_view key, od::value& value,
 
 // ---- Pod ----------------------------------------------------------------------------------------
 
-// Host ports count for the pod only from regular containers and restartable init containers
-// (sidecars), as the scheduler's NodePorts plugin reads them; the restartPolicy may come after
-// the ports, so they are kept aside until the container is read.
-//
-// The API server's defaulting that matters for placement is applied here too, so hand-written
-// manifests behave as they would in the cluster: a resource with a limit and no request gets the
-// limit as its request (SetDefaults_Pod, containers and init containers alike).
+// The host ports, and the resources requested and limited, are kept aside until the container
+// is read (the restartPolicy may come after the ports): complete_container (model/pod_defaults.h)
+// applies the scheduler's reading and the API server's defaulting, so hand-written manifests
+// behave as they would in the cluster.
 inline bool read_container(Decoding& d, od::value& value, bool init, Container& container,
                            Pod& pod) {
   std::vector<int32_t> host_ports;
@@ -145,14 +143,7 @@ inline bool read_container(Decoding& d, od::value& value, bool init, Container& 
     }
     return true;
   });
-  if (!init || container.restart_always) {
-    pod.host_ports.insert(pod.host_ports.end(), host_ports.begin(), host_ports.end());
-  }
-  for (const std::string& name : limited) {
-    if (std::find(requested.begin(), requested.end(), name) == requested.end()) {
-      container.requests.set(name, container.limits.get(name));
-    }
-  }
+  complete_container(init, host_ports, requested, limited, container, pod);
   return ok;
 }
 

@@ -11,6 +11,7 @@
 #include "model/json_reading.h"
 #include "model/kube_json_kinds.h"
 #include "model/kube_json_storage.h"
+#include "model/pod_defaults.h"
 #include "model/value_pool.h"
 
 namespace loadshift::model {
@@ -190,11 +191,7 @@ class Target {
     if (rule_.namespaced && meta_->namespace_.empty()) meta_->namespace_ = "default";
     switch (rule_.id) {
       case Kind::kPod:
-        if (snapshot_.pods.back().scheduler_name.empty()) {
-          snapshot_.pods.back().scheduler_name = "default-scheduler";
-        }
-        // In order, whatever the order of the containers' members in the document.
-        std::sort(snapshot_.pods.back().host_ports.begin(), snapshot_.pods.back().host_ports.end());
+        complete_pod(snapshot_.pods.back());
         share_alike(snapshot_.pods.back());
         break;
       case Kind::kPriorityClass:

@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "model/kube_names.h"
+#include "model/pod_defaults.h"
 #include "model/proto/core.pb.h"
 #include "model/protobuf_wire.h"
 #include "model/quantity.h"
@@ -563,8 +564,7 @@ bool read_topology_spread(std::string_view bytes, TopologySpreadConstraint& c, F
                             c.when_unsatisfiable, failure);
 }
 
-// Host ports count only from regular containers and restartable init containers (sidecars); a
-// resource with a limit and no request gets the limit as its request (SetDefaults_Pod).
+// Host ports and the resources named are kept aside for complete_container (model/pod_defaults.h).
 bool read_container(std::string_view bytes, bool init, Container& container, Pod& pod,
                     Failure& failure) {
   using C = core::Container;
@@ -620,14 +620,7 @@ bool read_container(std::string_view bytes, bool init, Container& container, Pod
         return true;
     }
   });
-  if (!init || container.restart_always) {
-    pod.host_ports.insert(pod.host_ports.end(), host_ports.begin(), host_ports.end());
-  }
-  for (const std::string& name : limited) {
-    if (std::find(requested.begin(), requested.end(), name) == requested.end()) {
-      container.requests.set(name, container.limits.get(name));
-    }
-  }
+  complete_container(init, host_ports, requested, limited, container, pod);
   return ok;
 }
 
@@ -891,9 +884,7 @@ bool read_pod(std::string_view bytes, Pod& pod, Failure& failure) {
     }
   });
   if (!ok || !complete_meta(pod.meta, true, failure)) return false;
-  if (pod.scheduler_name.empty()) pod.scheduler_name = "default-scheduler";
-  // In order, as the JSON decoder keeps them, whatever the order of the containers.
-  std::sort(pod.host_ports.begin(), pod.host_ports.end());
+  complete_pod(pod);
   share_alike(pod);
   return true;
 }

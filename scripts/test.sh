@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the optimized build, then the same tests under AddressSanitizer and
-# UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the decoder,
+# UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the JSON and
+# protobuf decoders,
 # policy-loader and usage-reader fuzz targets for a short while
 # (clang's libFuzzer). First, before any build, the Kubernetes manifests of deploy/ are rendered
 # and checked (test/deploy/render_test.sh), and the alerts and the dashboard
