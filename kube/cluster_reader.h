@@ -85,7 +85,7 @@ struct ReadOptions {
   // Set from another thread, stops the read (it then throws ApiError "Cancelled"). May be null.
   const std::atomic<bool>* cancel = nullptr;
   // Pods and Nodes asked for in protobuf (application/vnd.kubernetes.protobuf, then JSON), as
-  // kube-scheduler asks: a third of the bytes and the API server's cheapest encoding. Whatever
+  // kube-scheduler asks: about half the bytes and the API server's cheapest encoding. Whatever
   // the server answers in is read. Lists whose bytes a PageObserver keeps (a snapshot's files)
   // are always JSON. docs/cluster-access.md#the-encoding.
   bool protobuf = true;

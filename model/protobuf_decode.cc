@@ -2,21 +2,29 @@
 // model/protobuf_objects.cc.
 #include "model/protobuf_decode.h"
 
+#include <algorithm>
+#include <cctype>
 #include <cstdint>
 #include <utility>
 
 #include "model/proto/meta.pb.h"
 #include "model/proto/runtime.pb.h"
 #include "model/protobuf_objects.h"
+#include "model/protobuf_wire.h"
 
 namespace loadshift::model {
 
 namespace runtime = k8s::io::apimachinery::pkg::runtime;
 
 bool is_protobuf_content_type(std::string_view content_type) {
+  // A media type is case-insensitive, its parameters (";stream=watch") come after it.
   std::string_view type = content_type.substr(0, content_type.find(';'));
-  while (!type.empty() && type.back() == ' ') type.remove_suffix(1);
-  return type == kProtobufContentType;
+  while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
+  while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
+  return type.size() == kProtobufContentType.size() &&
+         std::equal(type.begin(), type.end(), kProtobufContentType.begin(), [](char a, char b) {
+           return std::tolower(static_cast<unsigned char>(a)) == b;
+         });
 }
 
 namespace {
@@ -24,6 +32,10 @@ namespace {
 constexpr std::string_view kMagic{"k8s\0", 4};
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLength = 2, kFixed32 = 5 };
+
+// No field is longer (the largest answers are a few GiB): a length beyond it is malformed, and
+// the offsets it would be added to cannot overflow.
+constexpr uint64_t kMaxFieldLength = uint64_t{1} << 40;
 
 enum class Read { kOk, kMore, kBroken };
 
@@ -33,6 +45,7 @@ Read read_varint(std::string_view view, size_t& pos, uint64_t& out) {
   for (int shift = 0; shift < 64; shift += 7) {
     if (pos >= view.size()) return Read::kMore;
     auto byte = static_cast<uint8_t>(view[pos++]);
+    if (shift == 63 && byte > 1) return Read::kBroken;  // more than 64 bits
     out |= static_cast<uint64_t>(byte & 0x7f) << shift;
     if ((byte & 0x80) == 0) return Read::kOk;
   }
@@ -50,13 +63,15 @@ struct FieldHead {
 Read read_field_head(std::string_view view, size_t& pos, FieldHead& head) {
   uint64_t key = 0;
   if (Read r = read_varint(view, pos, key); r != Read::kOk) return r;
+  if ((key >> 3) == 0 || (key >> 3) > pb::Wire::kMaxFieldNumber) return Read::kBroken;
   head.number = static_cast<uint32_t>(key >> 3);
   head.wire = static_cast<uint32_t>(key & 7);
   head.length = 0;
-  if (head.number == 0) return Read::kBroken;
   switch (head.wire) {
-    case kLength:
-      return read_varint(view, pos, head.length);
+    case kLength: {
+      Read r = read_varint(view, pos, head.length);
+      return r == Read::kOk && head.length > kMaxFieldLength ? Read::kBroken : r;
+    }
     case kVarint: {
       uint64_t ignored = 0;
       return read_varint(view, pos, ignored);
@@ -179,7 +194,8 @@ struct ProtobufSnapshotDecoder::State {
       Read r = read_field_head(view, pos, head);
       if (r == Read::kMore) return;
       if (r == Read::kBroken) return broken("a field key or length is malformed");
-      uint64_t end = offset + pos + (head.wire == kVarint ? 0 : head.length);
+      uint64_t end =
+          offset + pos + (head.wire == kVarint ? 0 : head.length);  // no overflow: capped
       if (phase == Phase::kList && end > raw_end) return broken("a list item runs past its list");
       if (phase == Phase::kEnvelope && head.number == 2 && head.wire == kLength) {
         // runtime.Unknown.raw: the object or list itself. Go writes typeMeta (1) before it.

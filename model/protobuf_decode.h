@@ -9,7 +9,9 @@
 // published ones (model/proto/, checked against a real build by
 // test/model/protobuf_schema_test.cc); fields outside it are skipped unread. An object reads the
 // same as in JSON: same fields, defaults and errors (DecodeError names the object and the field
-// path).
+// path). One difference: an item whose bytes are malformed is one error and the items after it
+// are still read (the list's framing says where each begins), where malformed JSON ends the
+// document.
 #pragma once
 
 #include <memory>

@@ -5,8 +5,10 @@
 //   JSON member does. Pointer fields (priority, tolerationSeconds, labelSelector, the required
 //   node affinity, a terminated state) are written only when set: their presence is the JSON's
 //   non-null.
-// - metav1.Time is seconds since the epoch; zero (an empty message) is Go's zero time, which JSON
-//   writes as null.
+// - metav1.Time is seconds since the epoch; an empty message is Go's zero time, which JSON writes
+//   as null. A time JSON could not carry (outside the years 1-9999) is kept unreadable, and a
+//   condition's time outside the years the model's clock holds (1678-2261) as none, as the JSON
+//   decoder keeps them.
 // - A field with another wire type than the API gives it is malformed, never guessed at.
 #include "model/protobuf_objects.h"
 
@@ -86,6 +88,10 @@ bool varint_of(const Wire& wire, Failure& failure) {
 }
 bool int32_of(const Wire& wire, int32_t& out, Failure& failure) {
   if (!varint_of(wire, failure)) return false;
+  if (!wire.fits_int32()) {
+    return failure.wrong("malformed protobuf: field " + std::to_string(wire.number()) + " holds " +
+                         std::to_string(wire.int64()) + ", not an int32");
+  }
   out = wire.int32();
   return true;
 }
@@ -119,32 +125,46 @@ bool map_entry(const Wire& wire, std::string& key, std::string_view& value, Fail
   });
 }
 
-// metav1.Time: seconds (and nanos) since the epoch; nullopt for Go's zero time (all zero).
+// metav1.Time: seconds since the epoch (nanos are not read: Go's JSON has none), or nullopt for
+// Go's zero time, which it writes as an empty message.
 bool read_time(std::string_view bytes, std::optional<int64_t>& seconds, Failure& failure) {
   int64_t whole = 0;
-  int32_t nanos = 0;
   bool ok = each_field(bytes, failure, [&](const Wire& field) {
-    if (field.number() == metav1::Time::kSecondsFieldNumber) {
-      if (!varint_of(field, failure)) return false;
-      whole = field.int64();
-    } else if (field.number() == metav1::Time::kNanosFieldNumber) {
-      return int32_of(field, nanos, failure);
-    }
+    if (field.number() != metav1::Time::kSecondsFieldNumber) return true;
+    if (!varint_of(field, failure)) return false;
+    whole = field.int64();
     return true;
   });
   seconds.reset();
-  if (ok && (whole != 0 || nanos != 0)) seconds = whole;
+  if (ok && !bytes.empty()) seconds = whole;
   return ok;
 }
 
+// A condition's lastTransitionTime as the JSON decoder reads it: none outside the years
+// parse_rfc3339 reads (1678-2261, the range of the model's clock).
+bool condition_time(std::string_view bytes, std::optional<int64_t>& seconds, Failure& failure) {
+  constexpr int64_t kFirst = -9214560000;  // 1678-01-01T00:00:00Z
+  constexpr int64_t kLast = 9214646399;    // 2261-12-31T23:59:59Z
+  if (!read_time(bytes, seconds, failure)) return false;
+  if (seconds && (*seconds < kFirst || *seconds > kLast)) seconds.reset();
+  return true;
+}
+
 // "2026-11-22T04:00:00Z", as the API server writes a metav1.Time in JSON; empty for Go's zero
-// time (JSON null).
+// time (JSON null). Outside the years 1-9999, which Go's JSON cannot write, a text no reader
+// takes for a time.
 bool time_text(const Wire& wire, std::string& out, Failure& failure) {
+  constexpr int64_t kFirst = -62135596800;  // 0001-01-01T00:00:00Z
+  constexpr int64_t kLast = 253402300799;   // 9999-12-31T23:59:59Z
   std::string_view bytes;
   std::optional<int64_t> seconds;
   if (!bytes_of(wire, bytes, failure) || !read_time(bytes, seconds, failure)) return false;
   out.clear();
   if (!seconds) return true;
+  if (*seconds < kFirst || *seconds > kLast) {
+    out = "unreadable time: " + std::to_string(*seconds) + " seconds since the epoch";
+    return true;
+  }
   using namespace std::chrono;
   sys_seconds at{std::chrono::seconds(*seconds)};
   sys_days day = floor<days>(at);
@@ -261,9 +281,13 @@ bool read_object_meta(std::string_view bytes, ObjectMeta& meta, std::vector<Owne
       case M::kCreationTimestampFieldNumber:
         return time_text(field, meta.creation_timestamp, failure) ||
                failure.in_field("creationTimestamp");
-      case M::kDeletionTimestampFieldNumber:
-        meta.deleting = true;  // a pointer: written only when set
+      case M::kDeletionTimestampFieldNumber: {
+        // A pointer: written only when set; a zero time is JSON's null.
+        std::string_view time;
+        if (!bytes_of(field, time, failure)) return failure.in_field("deletionTimestamp");
+        meta.deleting = !time.empty();
         return true;
+      }
       case M::kLabelsFieldNumber:
         return string_entry(field, labels, failure) || failure.in_field("labels");
       case M::kAnnotationsFieldNumber: {
@@ -571,6 +595,7 @@ bool read_container(std::string_view bytes, bool init, Container& container, Pod
   using R = core::ResourceRequirements;
   std::vector<int32_t> host_ports;
   std::vector<std::string> requested, limited;
+  size_t ports = 0;
   bool ok = each_field(bytes, failure, [&](const Wire& field) {
     switch (field.number()) {
       case C::kNameFieldNumber:
@@ -579,7 +604,7 @@ bool read_container(std::string_view bytes, bool init, Container& container, Pod
         return text(field, container.image, failure) || failure.in_field("image");
       case C::kPortsFieldNumber: {
         std::string_view port;
-        size_t index = host_ports.size();
+        size_t index = ports++;
         bool read = bytes_of(field, port, failure) && each_field(port, failure, [&](const Wire& f) {
                       if (f.number() != core::ContainerPort::kHostPortFieldNumber) return true;
                       int32_t host_port = 0;
@@ -763,7 +788,8 @@ bool read_container_status(std::string_view bytes, ContainerStatus& status, Fail
                                      [&](const Wire& g) {
                                        return g.number() !=
                                                   core::ContainerStateWaiting::kReasonFieldNumber ||
-                                              text(g, status.waiting_reason, failure);
+                                              text(g, status.waiting_reason, failure) ||
+                                              failure.in_field("reason");
                                      })) ||
                          failure.in_field("waiting");
                 }
@@ -774,10 +800,12 @@ bool read_container_status(std::string_view bytes, ContainerStatus& status, Fail
                         each_field(inner, failure,
                                    [&](const Wire& g) {
                                      if (g.number() == X::kReasonFieldNumber) {
-                                       return text(g, status.terminated_reason, failure);
+                                       return text(g, status.terminated_reason, failure) ||
+                                              failure.in_field("reason");
                                      }
                                      if (g.number() == X::kExitCodeFieldNumber) {
-                                       return int32_of(g, status.exit_code, failure);
+                                       return int32_of(g, status.exit_code, failure) ||
+                                              failure.in_field("exitCode");
                                      }
                                      return true;
                                    })) ||
@@ -802,7 +830,7 @@ bool read_pod_condition(std::string_view bytes, Pod& pod, PodConditions& conditi
       case C::kReasonFieldNumber:
         return text(field, reason, failure) || failure.in_field("reason");
       case C::kLastTransitionTimeFieldNumber:
-        return (bytes_of(field, time, failure) && read_time(time, last_transition, failure)) ||
+        return (bytes_of(field, time, failure) && condition_time(time, last_transition, failure)) ||
                failure.in_field("lastTransitionTime");
       default:
         return true;
@@ -871,8 +899,8 @@ bool read_pod(std::string_view bytes, Pod& pod, Failure& failure) {
     std::string_view inner;
     switch (field.number()) {
       case P::kMetadataFieldNumber:
-        return bytes_of(field, inner, failure) &&
-               read_object_meta(inner, pod.meta, &pod.owners.edit(), failure);
+        if (!bytes_of(field, inner, failure)) return failure.in_field("metadata");
+        return read_object_meta(inner, pod.meta, &pod.owners.edit(), failure);
       case P::kSpecFieldNumber:
         return (bytes_of(field, inner, failure) && read_pod_spec(inner, pod, failure)) ||
                failure.in_field("spec");
@@ -937,11 +965,13 @@ bool read_node(std::string_view bytes, Node& node, Failure& failure) {
                          return each_field(item, failure, [&](const Wire& f) {
                            switch (f.number()) {
                              case C::kTypeFieldNumber:
-                               return text(f, condition.type, failure);
+                               return text(f, condition.type, failure) || failure.in_field("type");
                              case C::kStatusFieldNumber:
-                               return text(f, condition.status, failure);
+                               return text(f, condition.status, failure) ||
+                                      failure.in_field("status");
                              case C::kReasonFieldNumber:
-                               return text(f, condition.reason, failure);
+                               return text(f, condition.reason, failure) ||
+                                      failure.in_field("reason");
                              default:
                                return true;
                            }
@@ -954,10 +984,11 @@ bool read_node(std::string_view bytes, Node& node, Failure& failure) {
                          using A = core::NodeAddress;
                          return each_field(item, failure, [&](const Wire& f) {
                            if (f.number() == A::kTypeFieldNumber) {
-                             return text(f, address.type, failure);
+                             return text(f, address.type, failure) || failure.in_field("type");
                            }
                            if (f.number() == A::kAddressFieldNumber) {
-                             return text(f, address.address, failure);
+                             return text(f, address.address, failure) ||
+                                    failure.in_field("address");
                            }
                            return true;
                          });
@@ -971,8 +1002,8 @@ bool read_node(std::string_view bytes, Node& node, Failure& failure) {
     std::string_view inner;
     switch (field.number()) {
       case N::kMetadataFieldNumber:
-        return bytes_of(field, inner, failure) &&
-               read_object_meta(inner, node.meta, nullptr, failure);
+        if (!bytes_of(field, inner, failure)) return failure.in_field("metadata");
+        return read_object_meta(inner, node.meta, nullptr, failure);
       case N::kSpecFieldNumber:
         return (bytes_of(field, inner, failure) && each_field(inner, failure, spec)) ||
                failure.in_field("spec");

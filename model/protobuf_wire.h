@@ -6,6 +6,7 @@
 // Internal to the model's protobuf decoder.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string_view>
 
@@ -14,6 +15,7 @@ namespace loadshift::model::pb {
 class Wire {
  public:
   enum Type : uint32_t { kVarint = 0, kFixed64 = 1, kBytes = 2, kFixed32 = 5 };
+  static constexpr uint64_t kMaxFieldNumber = (uint64_t{1} << 29) - 1;
 
   explicit Wire(std::string_view bytes) : rest_(bytes) {}
 
@@ -23,9 +25,9 @@ class Wire {
     size_t pos = 0;
     uint64_t key = 0;
     if (!read_varint(pos, key)) return fail();
+    if ((key >> 3) == 0 || (key >> 3) > kMaxFieldNumber) return fail();
     number_ = static_cast<uint32_t>(key >> 3);
     type_ = static_cast<uint32_t>(key & 7);
-    if (number_ == 0) return fail();
     value_ = 0;
     bytes_ = {};
     switch (type_) {
@@ -57,7 +59,12 @@ class Wire {
   uint32_t type() const { return type_; }
   // A length-delimited field's bytes (a string, a message, a map entry).
   std::string_view bytes() const { return bytes_; }
-  // A varint field's value, as the int32/int64/bool it encodes.
+  // A varint field's value, as the int32/int64/bool it encodes. int32() is meaningful when
+  // fits_int32() (Go writes a negative int32 sign-extended to 64 bits).
+  bool fits_int32() const {
+    auto value = static_cast<int64_t>(value_);
+    return value >= INT32_MIN && value <= INT32_MAX;
+  }
   int32_t int32() const { return static_cast<int32_t>(value_); }
   int64_t int64() const { return static_cast<int64_t>(value_); }
   bool boolean() const { return value_ != 0; }
@@ -74,6 +81,7 @@ class Wire {
     for (int shift = 0; shift < 64; shift += 7) {
       if (pos >= rest_.size()) return false;
       auto byte = static_cast<uint8_t>(rest_[pos++]);
+      if (shift == 63 && byte > 1) return false;  // more than 64 bits
       out |= static_cast<uint64_t>(byte & 0x7f) << shift;
       if ((byte & 0x80) == 0) return true;
     }

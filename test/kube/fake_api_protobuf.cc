@@ -3,9 +3,11 @@
 // (text), Time and MicroTime (RFC 3339 text), IntOrString (a number or text), FieldsV1 and
 // RawExtension (any JSON, carried as its bytes), and the members JSON inlines (a Volume's source).
 //
-// Pods and Nodes are encoded with the API's own messages: every field, from the descriptors of a
-// real build (test/data/kube-proto/kubectl-descriptors.binpb), as a real server would send them;
-// the decoder reads its subset and must skip the rest.
+// Pods and Nodes are encoded with the API's own messages, from the descriptors of a real build
+// (test/data/kube-proto/kubectl-descriptors.binpb): every field the JSON carries, the ones the
+// decoder skips included. Unlike Go, the fake leaves out the empty strings and zeros of fields
+// the JSON omits (Go writes every non-pointer field); the Pod kubectl encoded
+// (kubectl-debug-copy.pb) has them.
 #include "test/kube/fake_api_protobuf.h"
 
 #include <chrono>
@@ -263,6 +265,8 @@ std::string protobuf_envelope(std::string_view api_version, std::string_view kin
   std::string out("k8s\0", 4);
   append_length_field(out, 1, type.SerializeAsString());
   append_length_field(out, 2, raw);
+  append_length_field(out, 3, "");  // contentEncoding and contentType: Go writes them, empty
+  append_length_field(out, 4, "");
   return out;
 }
 

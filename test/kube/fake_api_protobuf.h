@@ -1,7 +1,8 @@
 // The fake API server's protobuf answers: stored JSON objects encoded as the API server's
 // protobuf serializer writes them: the "k8s\0" prefix, a runtime.Unknown with the kind and the
-// object's bytes. Pods and Nodes carry every field the API defines (the messages of a real build,
-// test/data/kube-proto/kubectl-descriptors.binpb), the ones loadshift's decoder skips included.
+// object's bytes. Pods and Nodes carry every field of their JSON in the API's own messages (those
+// of a real build, test/data/kube-proto/kubectl-descriptors.binpb), the ones loadshift's decoder
+// skips included; not the empty strings and zeros Go also writes for fields the JSON omits.
 #pragma once
 
 #include <cstdint>

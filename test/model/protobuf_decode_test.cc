@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/decode.h"
+#include "model/proto/core.pb.h"
 #include "model/protobuf_decode.h"
 #include "model/yaml_to_json.h"
 #include "test/kube/fake_api_protobuf.h"
@@ -255,15 +256,30 @@ TEST_CASE("broken protobuf answers are errors, other kinds are skipped", "[proto
   std::string answer = pod_answer(pod);
   model::Snapshot snapshot;
 
-  // Cut anywhere: never a pod, always an error on the document.
-  for (size_t cut : {size_t{0}, size_t{2}, size_t{9}, answer.size() / 2, answer.size() - 1}) {
+  // Cut anywhere before the object's last byte: never a pod, always an error on the document
+  // (the envelope's last 4 bytes are its empty contentEncoding and contentType: cut there, the
+  // object is whole and read, and the cut is still an error).
+  for (size_t cut :
+       {size_t{0}, size_t{2}, size_t{9}, answer.size() / 2, answer.size() - 5, answer.size() - 1}) {
     INFO("cut at " << cut);
     model::DecodeSummary summary = model::decode_protobuf(answer.substr(0, cut), &snapshot);
     REQUIRE(summary.errors.size() == 1);
     CHECK(summary.errors[0].object == "document");
     CHECK(summary.errors[0].message.find("not a readable Kubernetes protobuf answer") == 0);
+    CHECK(snapshot.pods.size() == (cut == answer.size() - 1 ? 1 : 0));
+    snapshot = {};
   }
-  CHECK(snapshot.pods.empty());
+
+  // A length so large that the offset it ends at wraps around to the field's own start: an error,
+  // at once (it once looped for ever), as are keys over 29 bits and varints over 64 bits.
+  for (std::string bad_answer :
+       {std::string("k8s\0\x22\xf5\xff\xff\xff\xff\xff\xff\xff\xff\x01", 15),
+        std::string("k8s\0\x82\x80\x80\x80\x80\x02\x00", 11),
+        std::string("k8s\0\x0a\xff\xff\xff\xff\xff\xff\xff\xff\xff\x7f", 15)}) {
+    model::DecodeSummary summary = model::decode_protobuf(bad_answer, &snapshot);
+    REQUIRE(summary.errors.size() == 1);
+    CHECK(summary.errors[0].object == "document");
+  }
 
   model::DecodeSummary json = model::decode_protobuf(R"({"kind":"PodList"})", &snapshot);
   REQUIRE(json.errors.size() == 1);
@@ -309,5 +325,49 @@ TEST_CASE("a protobuf Status gives its code, reason and message", "[protobuf]") 
                   .has_value());
   CHECK(model::is_protobuf_content_type("application/vnd.kubernetes.protobuf"));
   CHECK(model::is_protobuf_content_type("application/vnd.kubernetes.protobuf;stream=watch"));
+  CHECK(model::is_protobuf_content_type(" Application/VND.Kubernetes.Protobuf ; stream=watch"));
   CHECK_FALSE(model::is_protobuf_content_type("application/json"));
+}
+
+TEST_CASE("protobuf times read as their JSON: Go's zero time, the epoch, years JSON cannot hold",
+          "[protobuf]") {
+  namespace core = k8s::io::api::core::v1;
+  auto decode = [](const core::Pod& message) {
+    model::Snapshot snapshot;
+    model::DecodeSummary summary = model::decode_protobuf(
+        testing::protobuf_envelope("v1", "Pod", message.SerializeAsString()), &snapshot);
+    for (const model::DecodeError& error : summary.errors) INFO(error.to_string());
+    REQUIRE(summary.ok());
+    REQUIRE(snapshot.pods.size() == 1);
+    return snapshot.pods[0];
+  };
+  core::Pod message;
+  message.mutable_metadata()->set_name("p");
+  // Go's zero time is an empty message (JSON null); the epoch is seconds 0, written.
+  message.mutable_metadata()->mutable_creationtimestamp();
+  message.mutable_metadata()->mutable_deletiontimestamp();  // a pointer to the zero time: null
+  message.mutable_status()->mutable_starttime()->set_seconds(0);
+  core::PodCondition* old = message.mutable_status()->add_conditions();
+  old->set_type("Ready");
+  old->set_status("True");
+  old->mutable_lasttransitiontime()->set_seconds(-62135596799);  // 0001-01-01T00:00:01Z
+  core::PodCondition* epoch = message.mutable_status()->add_conditions();
+  epoch->set_type("PodScheduled");
+  epoch->mutable_lasttransitiontime()->set_seconds(0);
+  model::Pod pod = decode(message);
+  CHECK(pod.meta.creation_timestamp.empty());
+  CHECK_FALSE(pod.meta.deleting);
+  CHECK(pod.start_time == "1970-01-01T00:00:00Z");
+  std::vector<model::PodConditions::Condition> conditions = pod.conditions.list();
+  REQUIRE(conditions.size() == 2);
+  // Outside the years the JSON decoder reads (1678-2261): no time, as from its JSON.
+  CHECK_FALSE(conditions[0].last_transition_seconds.has_value());
+  CHECK(conditions[1].last_transition_seconds == std::optional<int64_t>(0));
+
+  // A year Go's JSON cannot write (about 67536) is not taken for another date.
+  message.mutable_metadata()->mutable_creationtimestamp()->set_seconds(2069000000000);
+  message.mutable_metadata()->mutable_deletiontimestamp()->set_seconds(1);
+  pod = decode(message);
+  CHECK(pod.meta.creation_timestamp.rfind("unreadable time", 0) == 0);
+  CHECK(pod.meta.deleting);
 }
