@@ -12,35 +12,9 @@
 #include <vector>
 
 #include "model/model.h"
+#include "model/protobuf_fields.h"
 
 namespace loadshift::model::pb {
-
-// Why a message was left out: the field path (built from the inside out as the failure returns)
-// and what was expected.
-class Failure {
- public:
-  // Returns false, so a reader can `return failure.wrong(...)`.
-  bool wrong(std::string message) {
-    message_ = std::move(message);
-    return false;
-  }
-  // Adds an enclosing field name / list index to the path. Return false.
-  bool in_field(std::string_view name) {
-    reversed_path_.emplace_back(std::string(name));
-    return false;
-  }
-  bool in_element(size_t index) {
-    reversed_path_.emplace_back("[" + std::to_string(index) + "]");
-    return false;
-  }
-  const std::string& message() const { return message_; }
-  // "spec.containers[0].resources.requests.cpu"
-  std::string path() const;
-
- private:
-  std::string message_;
-  std::vector<std::string> reversed_path_;
-};
 
 // Each reads the bytes of one message (a Pod, a Node) and returns false when they are malformed
 // or hold what the model refuses (an unknown enum name, a bad quantity, no name): `failure` then
