@@ -6,12 +6,6 @@
 
 #include "model/quantity.h"
 
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12 takes a std::optional's payload for maybe-uninitialized right after it was checked
-// (GCC bug 80635): a false positive here, where every optional is read only when set.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-
 namespace loadshift::model::pb {
 
 std::string Failure::path() const {

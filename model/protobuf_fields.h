@@ -19,6 +19,13 @@
 #include "model/proto/core.pb.h"
 #include "model/protobuf_wire.h"
 
+#if defined(__GNUC__) && !defined(__clang__)
+// GCC 12 takes a std::optional's payload for maybe-uninitialized right after it was checked
+// (GCC bug 80635): a false positive in the readers of the protobuf decoder's files (which alone
+// include this header), where every optional is read only when set.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+
 namespace loadshift::model::pb {
 
 namespace core = k8s::io::api::core::v1;

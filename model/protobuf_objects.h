@@ -22,4 +22,7 @@ namespace loadshift::model::pb {
 bool read_pod(std::string_view message, Pod& out, Failure& failure);
 bool read_node(std::string_view message, Node& out, Failure& failure);
 
+// A Pod's status message into `pod` (model/protobuf_pod_status.cc).
+bool read_pod_status(std::string_view bytes, Pod& pod, Failure& failure);
+
 }  // namespace loadshift::model::pb
