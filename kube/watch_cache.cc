@@ -8,11 +8,12 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <nlohmann/json.hpp>
 #include <thread>
 #include <utility>
 
 #include "model/decode.h"
+#include "model/protobuf_decode.h"
+#include "model/protobuf_watch.h"
 
 namespace loadshift::kube {
 namespace {
@@ -153,8 +154,8 @@ struct WatchCache::Impl {
   std::vector<CollectionState> states;
   std::atomic<bool> stop{false};
   std::vector<std::thread> threads;
-  std::atomic<size_t> events{0}, relists{0}, watches{0}, cache_lists{0}, consistent_lists{0},
-      watch_lists{0};
+  std::atomic<size_t> events{0}, relists{0}, watches{0}, protobuf_watches{0}, cache_lists{0},
+      consistent_lists{0}, watch_lists{0};
   // Set at the first refusal of a watch-list: every collection lists from then on.
   std::atomic<bool> watch_list_refused{false};
 
@@ -251,76 +252,72 @@ struct WatchCache::Impl {
     bool ended = false;   // the initial-events-end bookmark came and the objects are installed
   };
 
+  // One event of a watch stream as its decoder (JSON or protobuf) read it.
+  struct Event {
+    bool readable = false;  // {type, object} (else `what` shows the bytes)
+    model::WatchEventSummary summary;
+    Snapshot object;  // ADDED and MODIFIED: the object decoded
+    std::string what;
+  };
+
   // One event of a watch-list before its bookmark; false ends the stream with `end` set.
-  bool collect(size_t i, std::string_view line, WatchEnd& end, model::WatchEventDecoder& decoder,
-               InitialEvents& initial) {
-    model::WatchEventSummary event;
-    Snapshot one;
-    const bool known =
-        decoder.decode(line, &one, &event) && (event.type == "ADDED" || event.type == "MODIFIED" ||
-                                               event.type == "DELETED" || event.type == "BOOKMARK");
-    // A line that is no event, an ERROR, an unknown type: apply() says so (and counts it).
-    if (!known) return apply(i, line, end, decoder);
+  bool collect(size_t i, Event& event, WatchEnd& end, InitialEvents& initial) {
+    const std::string& type = event.summary.type;
+    const bool known = event.readable && (type == "ADDED" || type == "MODIFIED" ||
+                                          type == "DELETED" || type == "BOOKMARK");
+    // An event that is no event, an ERROR, an unknown type: apply() says so (and counts it).
+    if (!known) return apply(i, event, end);
     ++events;
-    std::string key = event.namespace_ + "/" + event.name;
-    if (event.type == "ADDED" || event.type == "MODIFIED") {
-      if (!event.decoded.errors.empty()) {
-        initial.errors.push_back(std::move(event.decoded.errors.front()));
+    std::string key = event.summary.namespace_ + "/" + event.summary.name;
+    if (type == "ADDED" || type == "MODIFIED") {
+      if (!event.summary.decoded.errors.empty()) {
+        initial.errors.push_back(std::move(event.summary.decoded.errors.front()));
         initial.objects.erase(key);
       } else {
-        initial.objects[key] = StoredObject(std::move(one));
+        initial.objects[key] = StoredObject(std::move(event.object));
       }
       return true;
     }
-    if (event.type == "DELETED") {
+    if (type == "DELETED") {
       initial.objects.erase(key);
       return true;
     }
-    if (event.type == "BOOKMARK") {
-      if (!event.initial_events_end) return true;  // progress, not the end
-      ++watch_lists;  // before install(): a waiter woken by it sees the count
-      if (initial.relist) ++relists;
-      install(i, std::move(initial.objects), std::move(initial.errors), event.resource_version);
-      initial.ended = true;
-      return true;
-    }
+    if (!event.summary.initial_events_end) return true;  // a BOOKMARK: progress, not the end
+    ++watch_lists;  // before install(): a waiter woken by it sees the count
+    if (initial.relist) ++relists;
+    install(i, std::move(initial.objects), std::move(initial.errors),
+            event.summary.resource_version);
+    initial.ended = true;
     return true;
   }
 
-  // One event line, decoded by the watch's own decoder; false ends the stream with `end` set.
-  bool apply(size_t i, std::string_view line, WatchEnd& end, model::WatchEventDecoder& decoder) {
-    model::WatchEventSummary event;
-    Snapshot one;
-    if (!decoder.decode(line, &one, &event)) {
-      record_error(i,
-                   "a watch event that is not {type, object}: " + std::string(line.substr(0, 200)));
+  // One event of a watch after its initial events; false ends the stream with `end` set.
+  bool apply(size_t i, Event& event, WatchEnd& end) {
+    if (!event.readable) {
+      record_error(i, "a watch event that is not {type, object}: " + event.what);
       end = WatchEnd::kFailed;
       return false;
     }
     ++events;
-    const std::string& type = event.type;
-    if (type == "ERROR") {  // rare: read whole (and strictly: nlohmann checks every byte)
-      const nlohmann::json parsed = nlohmann::json::parse(line, nullptr, false);
-      const nlohmann::json object = parsed.is_object() && parsed.contains("object")
-                                        ? parsed["object"]
-                                        : nlohmann::json(std::string(line.substr(0, 300)));
-      if (object.is_object() && object.contains("code") && object["code"].is_number_integer() &&
-          object["code"].get<int64_t>() == 410) {
+    const model::WatchEventSummary& summary = event.summary;
+    const std::string& type = summary.type;
+    if (type == "ERROR") {
+      if (summary.error_code == 410) {
         end = WatchEnd::kRelist;  // the watch window passed: list again
       } else {
-        record_error(i, "watch ERROR event: " + object.dump().substr(0, 300));
+        record_error(i, "watch ERROR event: " + summary.error_text);
         end = WatchEnd::kFailed;
       }
       return false;
     }
-    const std::string& rv = event.resource_version;
+    const std::string& rv = summary.resource_version;
     if (type == "BOOKMARK") {
       std::lock_guard<std::mutex> lock(mutex);
       if (!rv.empty()) states[i].resource_version = rv;
       states[i].contact = std::chrono::steady_clock::now();
       return true;
     }
-    std::string key = event.namespace_ + "/" + event.name;
+    std::string key = summary.namespace_ + "/" + summary.name;
     if (type == "DELETED") {
       std::lock_guard<std::mutex> lock(mutex);
       states[i].objects.erase(key);
@@ -336,14 +333,14 @@ struct WatchCache::Impl {
     }
     std::lock_guard<std::mutex> lock(mutex);
     CollectionState& state = states[i];
-    if (!event.decoded.errors.empty()) {
+    if (!summary.decoded.errors.empty()) {
       // Kept out, and said until the object is fixed or deleted: the controller plans on
       // nothing while an object is unreadable.
-      state.event_errors[key] = std::move(event.decoded.errors.front());
+      state.event_errors[key] = summary.decoded.errors.front();
       state.objects.erase(key);
     } else {
       state.event_errors.erase(key);
-      state.objects[key] = StoredObject(std::move(one));
+      state.objects[key] = StoredObject(std::move(event.object));
     }
     if (!rv.empty()) state.resource_version = rv;
     state.contact = std::chrono::steady_clock::now();
@@ -368,18 +365,39 @@ struct WatchCache::Impl {
         "&allowWatchBookmarks=true&resourceVersion=" + http::HttpClient::escape(rv) +
         "&timeoutSeconds=" + std::to_string(options.watch_timeout.count());
     WatchEnd end = WatchEnd::kReconnect;
-    model::WatchEventDecoder decoder;
+    model::WatchEventDecoder decoder;  // JSON: a line per event
+    model::WatchFrameReader frames;    // protobuf: a frame per event
     InitialEvents initial;
     initial.ended = !watch_list;
     initial.relist = relist;
     const auto opened_at = std::chrono::steady_clock::now();
     if (listed != nullptr) *listed = false;
     std::string pending;
-    bool opened = false;
+    std::string content_type;
+    bool opened = false, protobuf = false;
     ++watches;
     StreamOptions stream;
     stream.idle_timeout = options.watch_timeout + std::chrono::seconds(30);
     stream.cancel = &stop;
+    if (options.list.protobuf && collection.api_version == "v1" &&
+        (collection.kind == "Pod" || collection.kind == "Node")) {
+      stream.accept = std::string(model::kProtobufContentType) + ", application/json";
+      stream.content_type = &content_type;
+    }
+    // One event, decoded; false ends the stream with `end` set.
+    auto take = [&](Event& event) {
+      if (!initial.ended) {
+        if (!collect(i, event, end, initial)) return false;
+        if (initial.ended && listed != nullptr) *listed = true;
+        if (!initial.ended &&
+            std::chrono::steady_clock::now() - opened_at > options.initial_events_timeout) {
+          end = WatchEnd::kNoInitialEventsEnd;
+          return false;
+        }
+        return true;
+      }
+      return apply(i, event, end);
+    };
     try {
       client.stream(
           path,
@@ -387,7 +405,30 @@ struct WatchCache::Impl {
             try {
               if (!opened) {
                 opened = true;
+                protobuf = model::is_protobuf_content_type(content_type);
+                if (protobuf) ++protobuf_watches;
                 mark_healthy(i);
+              }
+              if (protobuf) {
+                frames.feed(bytes);
+                while (std::optional<std::string_view> frame = frames.next()) {
+                  Event event;
+                  event.readable =
+                      model::decode_protobuf_watch_event(*frame, &event.object, &event.summary);
+                  if (!event.readable) {
+                    event.what = "a protobuf frame of " + std::to_string(frame->size()) +
+                                 " bytes that is not a WatchEvent";
+                  }
+                  if (!take(event)) return false;
+                }
+                if (frames.broken()) {
+                  Event event;
+                  event.what = "a protobuf frame longer than " +
+                               std::to_string(model::WatchFrameReader::kMaxFrame) + " bytes";
+                  take(event);
+                  return false;
+                }
+                return !stop.load();
               }
               pending.append(bytes);
               size_t start = 0;
@@ -395,17 +436,10 @@ struct WatchCache::Impl {
                    start = newline + 1) {
                 std::string_view line(pending.data() + start, newline - start);
                 if (line.empty()) continue;
-                if (!initial.ended) {
-                  if (!collect(i, line, end, decoder, initial)) return false;
-                  if (initial.ended && listed != nullptr) *listed = true;
-                  if (!initial.ended && std::chrono::steady_clock::now() - opened_at >
-                                            options.initial_events_timeout) {
-                    end = WatchEnd::kNoInitialEventsEnd;
-                    return false;
-                  }
-                } else if (!apply(i, line, end, decoder)) {
-                  return false;
-                }
+                Event event;
+                event.readable = decoder.decode(line, &event.object, &event.summary);
+                if (!event.readable) event.what = std::string(line.substr(0, 200));
+                if (!take(event)) return false;
               }
               pending.erase(0, start);
               return !stop.load();
@@ -623,6 +657,7 @@ WatchCacheStats WatchCache::stats() const {
   stats.watch_lists = impl_->watch_lists.load();
   stats.watch_list_refused = impl_->watch_list_refused.load();
   stats.watches = impl_->watches.load();
+  stats.protobuf_watches = impl_->protobuf_watches.load();
   std::lock_guard<std::mutex> lock(impl_->mutex);
   const auto now = std::chrono::steady_clock::now();
   for (const CollectionState& s : impl_->states) {

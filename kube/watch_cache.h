@@ -43,7 +43,9 @@
 namespace loadshift::kube {
 
 struct WatchCacheOptions {
-  ReadOptions list;  // page size of the lists (their source is the cache's to choose)
+  // Page size of the lists (their source is the cache's to choose), and `protobuf`: Pods and
+  // Nodes listed and watched in protobuf (a protobuf watch: length-prefixed WatchEvent frames).
+  ReadOptions list;
   // Sync each collection with the streaming watch-list where the server offers it (see the top
   // of this file); false: always a list, then a watch.
   bool watch_list = true;
@@ -61,6 +63,9 @@ struct WatchCacheStats {
   size_t events = 0;   // watch events applied (bookmarks included)
   size_t relists = 0;  // lists after the first, per collection summed (410, errors)
   size_t watches = 0;  // watch requests started
+  // Watches the server answered in protobuf (Pods and Nodes ask for it: ReadOptions::protobuf),
+  // counted at their first bytes.
+  size_t protobuf_watches = 0;
   // Lists answered from the API server's watch cache (the first ones, and relists, after a 410
   // too, not older than what the cache held), and consistent reads (where the server refused the
   // cache: kube/cluster_reader.h ListSource).

@@ -226,6 +226,15 @@ bool WatchEventDecoder::decode(std::string_view line, Snapshot* snapshot, WatchE
   state.object.append(object.data(), object.size());
   if (!state.objects.read_identity(state.object, &event)) return false;
   if (event.type != "BOOKMARK") event.initial_events_end = false;
+  if (event.type == "ERROR") {  // rare: read whole (and strictly: nlohmann checks every byte)
+    const nlohmann::json status = nlohmann::json::parse(
+        std::string_view(state.object.data(), state.object.size()), nullptr, false);
+    if (status.is_object() && status.contains("code") && status["code"].is_number_integer()) {
+      event.error_code = status["code"].get<int64_t>();
+    }
+    event.error_text =
+        status.is_discarded() ? std::string(object.substr(0, 300)) : status.dump().substr(0, 300);
+  }
   if (event.type == "ADDED" || event.type == "MODIFIED") {
     ObjectSource source;
     source.label = "document";  // as decode_json names a single object

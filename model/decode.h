@@ -18,6 +18,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <string>
@@ -86,6 +87,10 @@ struct WatchEventSummary {
   // have all been sent (sendInitialEvents=true).
   bool initial_events_end = false;
   DecodeSummary decoded;  // ADDED and MODIFIED only: the object, as decode_json reports it
+  // ERROR only: the Status' code (410 Expired: the resourceVersion is gone, list again; 0 when
+  // the object is not a Status) and a text for the log.
+  int64_t error_code = 0;
+  std::string error_text;
 };
 
 // Decodes the lines of watch streams one at a time, reusing its parser and buffers: a watch
@@ -101,7 +106,8 @@ class WatchEventDecoder {
   // False when `line` is not a well-formed JSON object with a string "type" and an object
   // "object"; `*out` then says nothing. Else fills `*out`, and for ADDED and MODIFIED decodes the
   // object into `*snapshot` (a bad object is left out and reported in out->decoded, as by
-  // decode_json). DELETED, BOOKMARK and ERROR objects are not decoded.
+  // decode_json). DELETED and BOOKMARK objects are not decoded; an ERROR's Status is read for
+  // its code and text.
   bool decode(std::string_view line, Snapshot* snapshot, WatchEventSummary* out);
 
  private:

@@ -13,49 +13,51 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
 jobs=$(nproc)
+# Each stage's heading says how long the run has taken so far (the cold-machine budget is 45 min).
+stage() { printf '== [%d:%02d] %s\n' $((SECONDS / 60)) $((SECONDS % 60)) "$*"; }
 # ccache (CMakeLists.txt uses it when installed): paths relative to the checkout and the build
 # directory left out of the hash, so a clean clone anywhere reuses the library objects of an
 # earlier run (keyed by content: a changed file compiles again; the tests, which are given the
 # checkout's absolute path, compile again in a new place).
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=1
 
-echo "== deployment manifests (kubectl kustomize, yamllint, schemas, RBAC and pod checks)"
+stage "deployment manifests (kubectl kustomize, yamllint, schemas, RBAC and pod checks)"
 bash test/deploy/render_test.sh
 
-echo "== alerts and dashboard (promtool check rules, promtool test rules, dashboard queries)"
+stage "alerts and dashboard (promtool check rules, promtool test rules, dashboard queries)"
 bash test/deploy/monitoring_test.sh
 
-echo "== build and test (RelWithDebInfo)"
+stage "build and test (RelWithDebInfo)"
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DLOADSHIFT_WERROR=ON >/dev/null
 cmake --build build -j"$jobs"
 # The run tests save the controller's page as served, for the browser test below.
 mkdir -p build/pages
 LOADSHIFT_PAGE_OUT="$PWD/build/pages" ctest --test-dir build --output-on-failure -j"$jobs"
 
-echo "== the HTML report in headless chromium (the example, a simulation, explain, the controller's"
+stage "the HTML report in headless chromium (the example, a simulation, explain, the controller's"
 echo "   page, a generated 5,000-node cluster): what it shows equals the JSON; screenshots in build/pages"
 node test/report/html_report_test.mjs build/loadshift build/pages --pages build/pages --large 5000
 
-echo "== Release build of loadshift, warnings as errors (what a packager builds, -O3)"
+stage "Release build of loadshift, warnings as errors (what a packager builds, -O3)"
 # Without precompiled headers: a file that forgot an #include of its own fails here.
 cmake -S . -B build-release -G Ninja -DCMAKE_BUILD_TYPE=Release -DLOADSHIFT_WERROR=ON \
   -DLOADSHIFT_PCH=OFF >/dev/null
 cmake --build build-release -j"$jobs" --target loadshift
 
-echo "== the container image (scripts/build-image.sh: its files, config, and loadshift run inside)"
+stage "the container image (scripts/build-image.sh: its files, config, and loadshift run inside)"
 bash test/deploy/image_test.sh
 
-echo "== the docs: every command of README.md and docs/*.md, links, no pointer outside the repository"
+stage "the docs: every command of README.md and docs/*.md, links, no pointer outside the repository"
 python3 test/docs/docs_test.py
 
-echo "== build and test with AddressSanitizer + UndefinedBehaviorSanitizer"
+stage "build and test with AddressSanitizer + UndefinedBehaviorSanitizer"
 cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DLOADSHIFT_SANITIZE=ON \
   -DLOADSHIFT_WERROR=ON -DLOADSHIFT_BENCHMARKS=OFF >/dev/null
 cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-echo "== fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+stage "fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_protobuf fuzz_policy fuzz_usage
@@ -65,23 +67,23 @@ cp test/fuzz/corpus_decode/* "$corpus"/
   "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
 
-echo "== fuzz the Kubernetes protobuf decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+stage "fuzz the Kubernetes protobuf decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_protobuf/* "$corpus"/
 ./build-fuzz/test/fuzz_protobuf -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
 
-echo "== fuzz the policy loader (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+stage "fuzz the policy loader (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_policy/* "$corpus"/
 ./build-fuzz/test/fuzz_policy -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
-echo "== fuzz the usage readers: Prometheus answers and usage files (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+stage "fuzz the usage readers: Prometheus answers and usage files (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
 corpus=$(mktemp -d)
 cp test/fuzz/corpus_usage/* "$corpus"/
 ./build-fuzz/test/fuzz_usage -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
   -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
 rm -rf "$corpus"
-echo "== all tests passed"
+stage "all tests passed"

@@ -1,14 +1,18 @@
-// libFuzzer target for the Kubernetes protobuf decoder (model/protobuf_decode.h): any bytes, any
-// split, never a crash, and the same answer streamed in two pieces as in one.
+// libFuzzer target for the Kubernetes protobuf decoders: the same bytes as an answer
+// (model/protobuf_decode.h) and as a watch stream (model/protobuf_watch.h): any bytes, any split,
+// never a crash, and the same answer and the same frames streamed in two pieces as in one.
 //
 // build: cmake -S . -B build-fuzz -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON
 // run:   ./build-fuzz/test/fuzz_protobuf -max_total_time=30 test/fuzz/corpus_protobuf
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include "model/protobuf_decode.h"
+#include "model/protobuf_watch.h"
 
 using namespace loadshift::model;
 
@@ -35,5 +39,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (!same) std::abort();
   (void)decode_protobuf_status(bytes);
+
+  // As a watch stream: the frames found, each decoded as an event.
+  auto frames_of = [](std::vector<std::string_view> pieces) {
+    WatchFrameReader reader;
+    std::vector<std::string> frames;
+    for (std::string_view piece : pieces) {
+      reader.feed(piece);
+      while (auto frame = reader.next()) frames.emplace_back(*frame);
+    }
+    return frames;
+  };
+  std::vector<std::string> frames = frames_of({bytes});
+  if (frames != frames_of({bytes.substr(0, split), bytes.substr(split)})) std::abort();
+  for (const std::string& frame : frames) {
+    Snapshot object;
+    WatchEventSummary event;
+    if (decode_protobuf_watch_event(frame, &object, &event) &&
+        object_count(object) != event.decoded.objects) {
+      std::abort();
+    }
+  }
   return 0;
 }

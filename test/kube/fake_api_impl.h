@@ -85,6 +85,7 @@ struct FakeApiServer::Impl {
   // kept beside them, so its address is not reused).
   std::mutex protobuf_mu;
   std::atomic<size_t> protobuf_lists{0};
+  std::atomic<size_t> protobuf_watches{0};
   std::unordered_map<const StoredObject*, std::pair<ObjectPtr, std::string>> protobuf_items;
 
   // The protobuf message bytes of a stored Pod or Node.

@@ -293,4 +293,24 @@ std::string protobuf_status(const nlohmann::json& status) {
   return protobuf_envelope("v1", "Status", message.SerializeAsString());
 }
 
+std::string protobuf_watch_frame(std::string_view json_line, std::string_view api_version,
+                                 std::string_view kind) {
+  const nlohmann::json event = nlohmann::json::parse(json_line);
+  const std::string type = event.at("type").get<std::string>();
+  const nlohmann::json& object = event.at("object");
+  runtime::RawExtension raw;
+  raw.set_raw(type == "ERROR"
+                  ? protobuf_status(object)
+                  : protobuf_envelope(api_version, kind, encode_protobuf_object(object, kind)));
+  meta::WatchEvent message;
+  message.set_type(type);
+  *message.mutable_object() = std::move(raw);
+  const std::string body = message.SerializeAsString();
+  std::string frame(4, '\0');
+  for (int i = 0; i < 4; ++i) {
+    frame[static_cast<size_t>(i)] = static_cast<char>((body.size() >> (8 * (3 - i))) & 0xff);
+  }
+  return frame + body;
+}
+
 }  // namespace loadshift::testing

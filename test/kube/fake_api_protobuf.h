@@ -39,4 +39,14 @@ std::string protobuf_list_raw(const std::string& resource_version,
 // A metav1.Status (JSON) as a protobuf answer.
 std::string protobuf_status(const nlohmann::json& status);
 
+// The Content-Type of a protobuf watch stream, as the API server writes it.
+inline constexpr std::string_view kProtobufWatchContentType =
+    "application/vnd.kubernetes.protobuf;stream=watch";
+
+// One event of a watch stream, given as its JSON line ({"type", "object"}), as a protobuf watch
+// frame: a 4-byte big-endian length, then a metav1.WatchEvent whose object (a RawExtension)
+// holds the object's whole protobuf answer (an ERROR's: its Status).
+std::string protobuf_watch_frame(std::string_view json_line, std::string_view api_version,
+                                 std::string_view kind);
+
 }  // namespace loadshift::testing

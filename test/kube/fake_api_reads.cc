@@ -227,13 +227,21 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(timeout);
   common_headers(res, 200);
   ObjectStore* store_ptr = &store;
+  // Pods and Nodes in protobuf when asked for: each event line becomes a WatchEvent frame.
+  const bool protobuf = options.protobuf && protobuf_kind(r.group_version(), r.kind) &&
+                        prefers_protobuf(req.get_header_value("Accept"));
+  if (protobuf) ++protobuf_watches;
   res.set_chunked_content_provider(
-      "application/json",
-      [store_ptr, watch, deadline, fd](size_t, httplib::DataSink& sink) {
+      protobuf ? std::string(kProtobufWatchContentType) : std::string("application/json"),
+      [store_ptr, watch, deadline, fd, protobuf, r](size_t, httplib::DataSink& sink) {
         std::shared_ptr<const std::string> event;
         switch (store_ptr->next_event(
             *watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
           case ObjectStore::Next::kEvent:
+            if (protobuf) {
+              const std::string frame = protobuf_watch_frame(*event, r.group_version(), r.kind);
+              return sink.write(frame.data(), frame.size());
+            }
             return sink.write(event->data(), event->size());
           case ObjectStore::Next::kEnd:
             sink.done();

@@ -465,6 +465,9 @@ size_t FakeApiServer::cache_lists() const {
 size_t FakeApiServer::protobuf_lists() const {
   return impl_->protobuf_lists.load();
 }
+size_t FakeApiServer::protobuf_watches() const {
+  return impl_->protobuf_watches.load();
+}
 size_t FakeApiServer::watch_lists() const {
   return impl_->store.watch_lists();
 }

@@ -125,9 +125,10 @@ struct FakeApiServerOptions {
   // a proxy that does not know them: a plain watch is served (for an empty resourceVersion, ADDED
   // per object and no bookmark that ends them).
   bool drop_watch_list_options = false;
-  // true (default): lists of Pods and Nodes are answered in protobuf
-  // (application/vnd.kubernetes.protobuf) to a client whose Accept header asks for it first, as
-  // the real server answers them (errors then come as a protobuf Status). Other kinds, watches
+  // true (default): lists and watches of Pods and Nodes are answered in protobuf
+  // (application/vnd.kubernetes.protobuf; a watch as ";stream=watch", length-prefixed WatchEvent
+  // frames) to a client whose Accept header asks for it first, as the real server answers them
+  // (a list's errors then come as a protobuf Status, a watch's ERROR events as one). Other kinds
   // and single objects are JSON. false: JSON always, as a server behind a proxy that strips it.
   bool protobuf = true;
 };
@@ -223,8 +224,9 @@ class FakeApiServer {
   size_t cache_lists() const;
   // Watch-lists served (sendInitialEvents=true, accepted).
   size_t watch_lists() const;
-  // List answers (and their errors) sent in protobuf.
+  // List answers (and their errors) and watch streams sent in protobuf.
   size_t protobuf_lists() const;
+  size_t protobuf_watches() const;
 
  private:
   struct Impl;

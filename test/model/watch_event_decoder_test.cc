@@ -84,6 +84,17 @@ TEST_CASE("a watch decoder leaves DELETED, BOOKMARK and ERROR objects undecoded"
       &one, &error));
   CHECK(error.type == "ERROR");
   CHECK(error.decoded.objects == 0);
+  CHECK(error.error_code == 410);  // the Status read for its code: list again
+  CHECK(error.error_text.find("too old resource version") != std::string::npos);
+  WatchEventSummary other;
+  REQUIRE(decoder.decode(
+      R"({"type":"ERROR","object":{"kind":"Status","status":"Failure","message":"internal","code":500}})",
+      &one, &other));
+  CHECK(other.error_code == 500);
+  WatchEventSummary no_status;
+  REQUIRE(decoder.decode(R"({"type":"ERROR","object":{"message":"what"}})", &one, &no_status));
+  CHECK(no_status.error_code == 0);
+  CHECK(no_status.error_text.find("what") != std::string::npos);
 }
 
 TEST_CASE("a watch decoder reports a bad object and refuses a line that is no event") {
