@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Builds and runs every test: the optimized build, then the same tests under AddressSanitizer and
 # UndefinedBehaviorSanitizer (the integration tests start a real Prometheus), then the JSON and
-# protobuf decoders,
-# policy-loader and usage-reader fuzz targets for a short while
-# (clang's libFuzzer). First, before any build, the Kubernetes manifests of deploy/ are rendered
+# protobuf decoders, policy-loader and usage-reader fuzz targets for a short while (clang's
+# libFuzzer, two at a time). First, before any build, the Kubernetes manifests of deploy/ are rendered
 # and checked (test/deploy/render_test.sh), and the alerts and the dashboard
 # (test/deploy/monitoring_test.sh); after the Release build, the container image
 # (test/deploy/image_test.sh) and the documentation's commands (test/docs/docs_test.py); after the
@@ -57,33 +56,42 @@ cmake --build build-asan -j"$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   ctest --test-dir build-asan --output-on-failure -j"$jobs"
 
-stage "fuzz the Kubernetes JSON decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
+fuzz_seconds=${LOADSHIFT_FUZZ_SECONDS:-60}
+stage "fuzz targets, built with clang's libFuzzer (ASan + UBSan)"
+# -O1 -g1: the fuzzers' own build type (line tables enough for a crash's stack), quicker to
+# compile than -O2 -g.
 cmake -S . -B build-fuzz -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++ -DLOADSHIFT_FUZZ=ON >/dev/null
 cmake --build build-fuzz -j"$jobs" --target fuzz_decode fuzz_protobuf fuzz_policy fuzz_usage
-corpus=$(mktemp -d)
-cp test/fuzz/corpus_decode/* "$corpus"/
-./build-fuzz/test/fuzz_decode -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -print_final_stats=1 \
-  "$corpus" 2>&1 | tail -n 15
-rm -rf "$corpus"
 
-stage "fuzz the Kubernetes protobuf decoder (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
-corpus=$(mktemp -d)
-cp test/fuzz/corpus_protobuf/* "$corpus"/
-./build-fuzz/test/fuzz_protobuf -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
-  -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
-rm -rf "$corpus"
-
-stage "fuzz the policy loader (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
-corpus=$(mktemp -d)
-cp test/fuzz/corpus_policy/* "$corpus"/
-./build-fuzz/test/fuzz_policy -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
-  -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
-rm -rf "$corpus"
-stage "fuzz the usage readers: Prometheus answers and usage files (${LOADSHIFT_FUZZ_SECONDS:-60} s)"
-corpus=$(mktemp -d)
-cp test/fuzz/corpus_usage/* "$corpus"/
-./build-fuzz/test/fuzz_usage -max_total_time="${LOADSHIFT_FUZZ_SECONDS:-60}" -rss_limit_mb=2048 \
-  -print_final_stats=1 "$corpus" 2>&1 | tail -n 15
-rm -rf "$corpus"
+# One target for fuzz_seconds on a copy of its corpus (test/fuzz/corpus_<name>), its output in
+# build-fuzz/<target>.log.
+fuzz() {
+  local target=$1 corpus rc=0
+  corpus=$(mktemp -d)
+  cp "test/fuzz/corpus_${target#fuzz_}"/* "$corpus"/
+  ./build-fuzz/test/"$target" -max_total_time="$fuzz_seconds" -rss_limit_mb=2048 \
+    -print_final_stats=1 "$corpus" >"build-fuzz/$target.log" 2>&1 || rc=$?
+  rm -rf "$corpus"
+  return "$rc"
+}
+# Two targets at a time, one per core (each fuzzer is one thread): every target gets its
+# fuzz_seconds, the stage half the wall time.
+fuzz_pair() {
+  local failed=0 pid_a pid_b
+  fuzz "$1" & pid_a=$!
+  fuzz "$2" & pid_b=$!
+  wait "$pid_a" || failed=1
+  wait "$pid_b" || failed=1
+  for target in "$1" "$2"; do
+    echo "-- $target"
+    tail -n 15 "build-fuzz/$target.log"
+  done
+  return "$failed"
+}
+stage "fuzz the Kubernetes JSON and protobuf decoders (${fuzz_seconds} s each, side by side)"
+fuzz_pair fuzz_decode fuzz_protobuf
+stage "fuzz the policy loader and the usage readers: Prometheus answers, usage files (${fuzz_seconds} s each)"
+fuzz_pair fuzz_policy fuzz_usage
 stage "all tests passed"

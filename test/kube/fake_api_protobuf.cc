@@ -298,13 +298,16 @@ std::string protobuf_watch_frame(std::string_view json_line, std::string_view ap
   const nlohmann::json event = nlohmann::json::parse(json_line);
   const std::string type = event.at("type").get<std::string>();
   const nlohmann::json& object = event.at("object");
-  runtime::RawExtension raw;
-  raw.set_raw(type == "ERROR"
-                  ? protobuf_status(object)
-                  : protobuf_envelope(api_version, kind, encode_protobuf_object(object, kind)));
+  return protobuf_watch_frame_of(
+      type, type == "ERROR"
+                ? protobuf_status(object)
+                : protobuf_envelope(api_version, kind, encode_protobuf_object(object, kind)));
+}
+
+std::string protobuf_watch_frame_of(std::string_view type, std::string_view object_answer) {
   meta::WatchEvent message;
-  message.set_type(type);
-  *message.mutable_object() = std::move(raw);
+  message.set_type(std::string(type));
+  message.mutable_object()->set_raw(std::string(object_answer));
   const std::string body = message.SerializeAsString();
   std::string frame(4, '\0');
   for (int i = 0; i < 4; ++i) {

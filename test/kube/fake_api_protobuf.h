@@ -48,5 +48,7 @@ inline constexpr std::string_view kProtobufWatchContentType =
 // holds the object's whole protobuf answer (an ERROR's: its Status).
 std::string protobuf_watch_frame(std::string_view json_line, std::string_view api_version,
                                  std::string_view kind);
+// A frame of an event `type` whose object's whole protobuf answer (envelope and all) is given.
+std::string protobuf_watch_frame_of(std::string_view type, std::string_view object_answer);
 
 }  // namespace loadshift::testing

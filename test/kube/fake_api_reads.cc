@@ -233,16 +233,21 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
   if (protobuf) ++protobuf_watches;
   res.set_chunked_content_provider(
       protobuf ? std::string(kProtobufWatchContentType) : std::string("application/json"),
-      [store_ptr, watch, deadline, fd, protobuf, r](size_t, httplib::DataSink& sink) {
-        std::shared_ptr<const std::string> event;
+      [this, store_ptr, watch, deadline, fd, protobuf, r](size_t, httplib::DataSink& sink) {
+        QueuedEvent event;
         switch (store_ptr->next_event(
             *watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
           case ObjectStore::Next::kEvent:
             if (protobuf) {
-              const std::string frame = protobuf_watch_frame(*event, r.group_version(), r.kind);
+              // A stored object's encoding is made once (as for lists); the rest from its line.
+              const std::string frame =
+                  event.object ? protobuf_watch_frame_of(
+                                     event.type, protobuf_envelope(r.group_version(), r.kind,
+                                                                   protobuf_item(event.object, r)))
+                               : protobuf_watch_frame(*event.line, r.group_version(), r.kind);
               return sink.write(frame.data(), frame.size());
             }
-            return sink.write(event->data(), event->size());
+            return sink.write(event.line->data(), event.line->size());
           case ObjectStore::Next::kEnd:
             sink.done();
             return true;

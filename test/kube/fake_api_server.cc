@@ -1,5 +1,7 @@
 #include "test/kube/fake_api_server.h"
 
+#include "test/kube/fake_api_protobuf.h"
+
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -388,6 +390,14 @@ void FakeApiServer::set_objects(const std::string& collection,
 void FakeApiServer::set_objects_serialized(const std::string& collection,
                                            const std::vector<std::string>& objects) {
   impl_->store.set_objects_serialized(collection, objects);
+}
+void FakeApiServer::encode_protobuf_ahead() {
+  for (const FakeResource& r : impl_->store.resources()) {
+    if (!protobuf_kind(r.group_version(), r.kind)) continue;
+    for (const ObjectPtr& object : impl_->store.list(r, ListQuery{}).items) {
+      impl_->protobuf_item(object, r);
+    }
+  }
 }
 void FakeApiServer::upsert(const std::string& collection, nlohmann::json object) {
   impl_->store.upsert(collection, std::move(object));

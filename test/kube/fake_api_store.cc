@@ -124,24 +124,24 @@ std::string ObjectStore::event_line(const FakeResource& r, const char* type,
 void ObjectStore::publish_locked(Collection& c, const Change& change) {
   c.log.push_back(change);
   c.last_rv = change.rv;
-  std::shared_ptr<const std::string> line;
+  QueuedEvent event;
   const StoredObject& shown = change.after ? *change.after : *change.before;
   for (auto& w : watches_) {
     if (w->collection != c.resource.collection()) continue;
     if (!w->ns.empty() && w->ns != shown.ns) continue;
-    if (!line) {
+    if (!event.line) {
       const char* type = !change.before ? "ADDED" : !change.after ? "DELETED" : "MODIFIED";
       if (change.after) {
-        line = std::make_shared<const std::string>(event_line(c.resource, type, shown));
+        event = QueuedEvent(event_line(c.resource, type, shown), change.after, type);
       } else {  // DELETED shows the last state with the resourceVersion of the delete
         auto json = nlohmann::json::parse(change.before->item);
         json["metadata"]["resourceVersion"] = std::to_string(change.rv);
         StoredObject last = *change.before;
         last.item = json.dump();
-        line = std::make_shared<const std::string>(event_line(c.resource, type, last));
+        event = QueuedEvent(event_line(c.resource, type, last));
       }
     }
-    w->events.push_back(line);
+    w->events.push_back(event);
   }
   changed_.notify_all();
 }
@@ -441,15 +441,13 @@ std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, cons
     // the newest), then the bookmark that ends it.
     ++watch_lists_;
     for (const auto& o : c.items) {
-      if (matches(*o))
-        w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
+      if (matches(*o)) w->events.emplace_back(event_line(r, "ADDED", *o), o, "ADDED");
     }
-    w->events.push_back(std::make_shared<const std::string>(bookmark_line(r, rv_, true)));
+    w->events.emplace_back(bookmark_line(r, rv_, true));
     w->start_rv = rv_;
   } else if (!resource_version || *resource_version == 0) {
     for (const auto& o : c.items) {
-      if (matches(*o))
-        w->events.push_back(std::make_shared<const std::string>(event_line(r, "ADDED", *o)));
+      if (matches(*o)) w->events.emplace_back(event_line(r, "ADDED", *o), o, "ADDED");
     }
     w->start_rv = rv_;
   } else if (*resource_version < compacted_rv_) {
@@ -458,8 +456,7 @@ std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, cons
                     "too old resource version: " + std::to_string(*resource_version) + " (" +
                         std::to_string(compacted_rv_) + ")");
     status.pop_back();  // the "\n" ends the event, not the Status
-    w->events.push_back(
-        std::make_shared<const std::string>(R"({"type":"ERROR","object":)" + status + "}\n"));
+    w->events.emplace_back(R"({"type":"ERROR","object":)" + status + "}\n");
     w->end_after_queued = true;
     return w;
   } else {
@@ -469,14 +466,14 @@ std::shared_ptr<WatchStream> ObjectStore::open_watch(const FakeResource& r, cons
       const StoredObject& shown = change.after ? *change.after : *change.before;
       if (!matches(shown)) continue;
       if (change.after) {
-        w->events.push_back(std::make_shared<const std::string>(
-            event_line(r, change.before ? "MODIFIED" : "ADDED", *change.after)));
+        const char* type = change.before ? "MODIFIED" : "ADDED";
+        w->events.emplace_back(event_line(r, type, *change.after), change.after, type);
       } else {
         auto json = nlohmann::json::parse(change.before->item);
         json["metadata"]["resourceVersion"] = std::to_string(change.rv);
         StoredObject last = *change.before;
         last.item = json.dump();
-        w->events.push_back(std::make_shared<const std::string>(event_line(r, "DELETED", last)));
+        w->events.emplace_back(event_line(r, "DELETED", last));
       }
     }
   }
@@ -492,7 +489,7 @@ void ObjectStore::close_watch(const std::shared_ptr<WatchStream>& watch) {
 ObjectStore::Next ObjectStore::next_event(WatchStream& w,
                                           std::chrono::steady_clock::time_point deadline,
                                           const std::function<bool()>& peer_closed,
-                                          std::shared_ptr<const std::string>& event) {
+                                          QueuedEvent& event) {
   std::unique_lock lock(mu_);
   while (true) {
     if (w.cut) return Next::kCut;
@@ -539,10 +536,10 @@ std::string ObjectStore::bookmark_line(const FakeResource& r, uint64_t rv,
 void ObjectStore::send_bookmark(const std::string& collection) {
   std::lock_guard lock(mu_);
   Collection& c = collection_locked(collection, nullptr);
-  auto line = std::make_shared<const std::string>(bookmark_line(c.resource, c.last_rv, false));
+  const QueuedEvent bookmark(bookmark_line(c.resource, c.last_rv, false));
   for (auto& w : watches_) {
     if (w->collection == collection && w->bookmarks && c.last_rv > w->start_rv)
-      w->events.push_back(line);
+      w->events.push_back(bookmark);
   }
   changed_.notify_all();
 }

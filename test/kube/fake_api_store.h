@@ -53,12 +53,26 @@ struct ListAnswer {
   size_t body_size() const;
 };
 
-// One open watch stream. Events are complete JSON lines ("...}\n").
+// One event queued for a watch: its complete JSON line ("...}\n"), and for ADDED and MODIFIED
+// the stored object it shows (a protobuf watch sends that object's cached encoding).
+struct QueuedEvent {
+  QueuedEvent() = default;
+  explicit QueuedEvent(std::string line_text, ObjectPtr shown = nullptr,
+                       const char* event_type = nullptr)
+      : line(std::make_shared<const std::string>(std::move(line_text))),
+        object(std::move(shown)),
+        type(event_type) {}
+  std::shared_ptr<const std::string> line;
+  ObjectPtr object;
+  const char* type = nullptr;  // with `object`: "ADDED" or "MODIFIED"
+};
+
+// One open watch stream.
 struct WatchStream {
   std::string collection, ns;
   bool bookmarks = false;
   uint64_t start_rv = 0;
-  std::deque<std::shared_ptr<const std::string>> events;
+  std::deque<QueuedEvent> events;
   bool end_after_queued = false;  // the ERROR 410 case: send what is queued, then end the stream
   bool cut_after_queued = false;  // drop_next: send what is queued, then cut the connection
   bool cut = false;               // drop_watches: cut now
@@ -103,8 +117,7 @@ class ObjectStore {
   // Waits for the next event until `deadline`, checking `peer_closed` now and then (kCut when
   // true). kEnd at the deadline, at shutdown or after an ERROR event.
   Next next_event(WatchStream& watch, std::chrono::steady_clock::time_point deadline,
-                  const std::function<bool()>& peer_closed,
-                  std::shared_ptr<const std::string>& event);
+                  const std::function<bool()>& peer_closed, QueuedEvent& event);
   void cut_watches(const std::string& collection);
   void send_bookmark(const std::string& collection);
   // A BOOKMARK event line at `rv`, annotated k8s.io/initial-events-end when `initial_events_end`.
