@@ -183,6 +183,7 @@ int run_servers(const std::string& cluster, const std::string& usage_file, int h
   for (const auto& [collection, list] : split.items) {
     server.set_objects_serialized(collection, list);
   }
+  server.encode_protobuf_ahead();  // the cache's sync times the client, not the fake's encoder
   split.items.clear();
   testing::FakePrometheus prometheus;
   prometheus.set_handler([&usage](const testing::FakeRequest& r) {
