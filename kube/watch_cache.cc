@@ -294,8 +294,10 @@ struct WatchCache::Impl {
   // One event of a watch after its initial events; false ends the stream with `end` set.
   bool apply(size_t i, Event& event, WatchEnd& end) {
     if (!event.readable) {
+      // Watching again from the same resourceVersion would bring the same event back: list
+      // again, as client-go's reflector does after a watch error (a list reads past one bad item).
       record_error(i, "a watch event that is not {type, object}: " + event.what);
-      end = WatchEnd::kFailed;
+      end = WatchEnd::kRelist;
       return false;
     }
     ++events;

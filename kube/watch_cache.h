@@ -13,7 +13,8 @@
 //   otherwise before its bookmark (a broken connection, a 5xx, a proxy's 400) is followed by a
 //   list that time; a 403 or a CRD's 404 are handled as for a watch.
 // - Events ADDED and MODIFIED replace the object, DELETED removes it, BOOKMARK moves the
-//   resourceVersion on; an ERROR event with 410 (the watch window passed) or an HTTP 410 relists.
+//   resourceVersion on; an ERROR event with 410 (the watch window passed) or an HTTP 410 relists,
+//   and so does an event that cannot be read (watched again, the same event would come back).
 // - A stream that ends (timeoutSeconds) or breaks off is watched again from the last
 //   resourceVersion; failures back off (1 s doubling to 30 s), the server's Retry-After honoured
 //   by the client.

@@ -106,19 +106,25 @@ bool decode_protobuf_watch_event(std::string_view frame, Snapshot* snapshot,
     if (std::optional<ProtobufStatus> status = decode_protobuf_status(*raw)) {
       event.error_code = status->code;
       event.error_text =
-          std::to_string(status->code) + " " + status->reason + ": " + status->message;
+          (std::to_string(status->code) + " " + status->reason + ": " + status->message)
+              .substr(0, 300);  // as long as the JSON decoder's
     } else {
       event.error_text = "an ERROR event whose object is not a Status";
     }
     *out = std::move(event);
     return true;
   }
-  // The envelope: runtime.Unknown {typeMeta, raw}.
-  std::optional<std::string_view> inner;
-  if (!find_bytes(raw->substr(kMagic.size()), runtime::Unknown::kRawFieldNumber, inner)) {
+  // The envelope: runtime.Unknown {typeMeta, raw}: one object (a list is no event), whose bytes
+  // give the identity.
+  const std::string_view envelope = raw->substr(kMagic.size());
+  std::optional<std::string_view> type_meta, kind, inner;
+  if (!find_bytes(envelope, runtime::Unknown::kTypeMetaFieldNumber, type_meta) || !type_meta ||
+      !find_bytes(*type_meta, runtime::TypeMeta::kKindFieldNumber, kind) || !kind ||
+      kind->empty() || kind->ends_with("List") ||
+      !find_bytes(envelope, runtime::Unknown::kRawFieldNumber, inner) || !inner ||
+      !read_identity(*inner, event)) {
     return false;
   }
-  if (inner && !read_identity(*inner, event)) return false;
   if (event.type != "BOOKMARK") event.initial_events_end = false;
   if (event.type == "ADDED" || event.type == "MODIFIED") {
     event.decoded = decode_protobuf(*raw, snapshot);

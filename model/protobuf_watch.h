@@ -42,11 +42,11 @@ class WatchFrameReader {
   bool broken_ = false;
 };
 
-// One frame: false when it is not a WatchEvent with a type and an object in the envelope (`*out`
-// then says nothing). Else fills `*out` as WatchEventDecoder::decode does: the type, the object's
-// name, namespace and resourceVersion, the initial-events-end annotation of a BOOKMARK, an
-// ERROR's Status code and text; ADDED and MODIFIED objects are decoded into `*snapshot` (a bad
-// one left out and reported in out->decoded).
+// One frame: false when it is not a WatchEvent with a type and an object in the envelope (one
+// object of a named kind, not a list; `*out` then says nothing). Else fills `*out` as
+// WatchEventDecoder::decode does: the type, the object's name, namespace and resourceVersion, the
+// initial-events-end annotation of a BOOKMARK, an ERROR's Status code and text; ADDED and MODIFIED
+// objects are decoded into `*snapshot` (a bad one left out and reported in out->decoded).
 bool decode_protobuf_watch_event(std::string_view frame, Snapshot* snapshot,
                                  WatchEventSummary* out);
 

@@ -308,12 +308,15 @@ std::string protobuf_watch_frame_of(std::string_view type, std::string_view obje
   meta::WatchEvent message;
   message.set_type(std::string(type));
   message.mutable_object()->set_raw(std::string(object_answer));
-  const std::string body = message.SerializeAsString();
+  return protobuf_frame(message.SerializeAsString());
+}
+
+std::string protobuf_frame(std::string_view body) {
   std::string frame(4, '\0');
   for (int i = 0; i < 4; ++i) {
     frame[static_cast<size_t>(i)] = static_cast<char>((body.size() >> (8 * (3 - i))) & 0xff);
   }
-  return frame + body;
+  return frame.append(body);
 }
 
 }  // namespace loadshift::testing

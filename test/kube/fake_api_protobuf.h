@@ -50,5 +50,7 @@ std::string protobuf_watch_frame(std::string_view json_line, std::string_view ap
                                  std::string_view kind);
 // A frame of an event `type` whose object's whole protobuf answer (envelope and all) is given.
 std::string protobuf_watch_frame_of(std::string_view type, std::string_view object_answer);
+// `body` after its 4-byte big-endian length: a frame of a protobuf watch stream.
+std::string protobuf_frame(std::string_view body);
 
 }  // namespace loadshift::testing

@@ -238,6 +238,11 @@ void FakeApiServer::Impl::serve_watch(const httplib::Request& req, httplib::Resp
         switch (store_ptr->next_event(
             *watch, deadline, [fd] { return peer_has_closed(fd); }, event)) {
           case ObjectStore::Next::kEvent:
+            if (protobuf && event.unreadable) {
+              const std::string& bytes = *event.line;  // a frame of them, the newline left out
+              const std::string frame = protobuf_frame(bytes.substr(0, bytes.size() - 1));
+              return sink.write(frame.data(), frame.size());
+            }
             if (protobuf) {
               // A stored object's encoding is made once (as for lists); the rest from its line.
               const std::string frame =

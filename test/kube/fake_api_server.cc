@@ -431,6 +431,9 @@ void FakeApiServer::compact() {
 void FakeApiServer::send_bookmark(const std::string& collection) {
   impl_->store.send_bookmark(collection);
 }
+void FakeApiServer::send_unreadable_event(const std::string& collection, const std::string& bytes) {
+  impl_->store.send_unreadable_event(collection, bytes);
+}
 void FakeApiServer::set_token(const std::string& token, const std::string& user) {
   std::lock_guard lock(impl_->mu);
   impl_->tokens[token] = user;

@@ -205,6 +205,10 @@ class FakeApiServer {
   // bookmark carries the resourceVersion of the last write to that collection and is dropped for a
   // watcher that started at or after it (a quiet collection gives no bookmark, like 14).
   void send_bookmark(const std::string& collection);
+  // Bytes no server sends, to the current watchers of the collection, as they are (a JSON
+  // watcher gets them as its next line, a protobuf watcher as its next frame's bytes after the
+  // 4-byte length): what a broken server or proxy could send.
+  void send_unreadable_event(const std::string& collection, const std::string& bytes);
 
   // Credentials and permissions at run time (e.g. a token rotation while a client runs).
   void set_token(const std::string& token, const std::string& user);  // adds or replaces

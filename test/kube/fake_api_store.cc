@@ -544,6 +544,16 @@ void ObjectStore::send_bookmark(const std::string& collection) {
   changed_.notify_all();
 }
 
+void ObjectStore::send_unreadable_event(const std::string& collection, const std::string& bytes) {
+  std::lock_guard lock(mu_);
+  QueuedEvent event(bytes + "\n");
+  event.unreadable = true;
+  for (auto& w : watches_) {
+    if (w->collection == collection) w->events.push_back(event);
+  }
+  changed_.notify_all();
+}
+
 void ObjectStore::shutdown() {
   std::lock_guard lock(mu_);
   stopping_ = true;

@@ -65,6 +65,7 @@ struct QueuedEvent {
   std::shared_ptr<const std::string> line;
   ObjectPtr object;
   const char* type = nullptr;  // with `object`: "ADDED" or "MODIFIED"
+  bool unreadable = false;     // send_unreadable_event: `line` holds bytes sent as they are
 };
 
 // One open watch stream.
@@ -120,6 +121,7 @@ class ObjectStore {
                   const std::function<bool()>& peer_closed, QueuedEvent& event);
   void cut_watches(const std::string& collection);
   void send_bookmark(const std::string& collection);
+  void send_unreadable_event(const std::string& collection, const std::string& bytes);
   // A BOOKMARK event line at `rv`, annotated k8s.io/initial-events-end when `initial_events_end`.
   static std::string bookmark_line(const FakeResource& resource, uint64_t rv,
                                    bool initial_events_end);

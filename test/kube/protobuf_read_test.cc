@@ -11,20 +11,15 @@
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 #include "test/kube/seed_cluster.h"
+#include "test/kube/sorted_objects.h"
 
 using namespace loadshift::kube;
 using loadshift::testing::FakeApiServer;
 using loadshift::testing::FakeApiServerOptions;
 using loadshift::testing::fast_client;
+using loadshift::testing::sorted_pods;
 
 namespace {
-
-std::vector<loadshift::model::Pod> sorted_pods(const loadshift::model::Snapshot& snapshot) {
-  std::vector<loadshift::model::Pod> pods(snapshot.pods.begin(), snapshot.pods.end());
-  std::sort(pods.begin(), pods.end(),
-            [](const auto& a, const auto& b) { return a.key() < b.key(); });
-  return pods;
-}
 
 std::string accept_of(const loadshift::testing::RecordedRequest& request) {
   auto it = request.headers.find("accept");

@@ -12,28 +12,18 @@
 #include "test/kube/fake_access.h"
 #include "test/kube/fake_api_server.h"
 #include "test/kube/seed_cluster.h"
+#include "test/kube/sorted_objects.h"
 #include "test/kube/watch_cache_helpers.h"
 
 using namespace loadshift::kube;
 using loadshift::testing::FakeApiServer;
 using loadshift::testing::FakeApiServerOptions;
 using loadshift::testing::fast_client;
+using loadshift::testing::sorted_nodes;
+using loadshift::testing::sorted_pods;
 using namespace loadshift::testing::watch_cache;
 
 namespace {
-
-std::vector<loadshift::model::Pod> sorted_pods(const loadshift::model::Snapshot& snapshot) {
-  std::vector<loadshift::model::Pod> pods(snapshot.pods.begin(), snapshot.pods.end());
-  std::sort(pods.begin(), pods.end(),
-            [](const auto& a, const auto& b) { return a.key() < b.key(); });
-  return pods;
-}
-std::vector<loadshift::model::Node> sorted_nodes(const loadshift::model::Snapshot& snapshot) {
-  std::vector<loadshift::model::Node> nodes(snapshot.nodes.begin(), snapshot.nodes.end());
-  std::sort(nodes.begin(), nodes.end(),
-            [](const auto& a, const auto& b) { return a.meta.name < b.meta.name; });
-  return nodes;
-}
 
 // A seeded fake and a synced cache on it.
 struct Watched {
@@ -93,6 +83,9 @@ TEST_CASE("protobuf watch: events in protobuf keep the cache as a JSON watch doe
   CHECK(json.server.protobuf_watches() == 0);
   const size_t events_seen = protobuf.cache->stats().events;
   CHECK(events_seen >= 6);
+  // Through the watch: no relist brought the changes.
+  CHECK(protobuf.cache->stats().relists == 0);
+  CHECK(json.cache->stats().relists == 0);
   loadshift::model::Snapshot a = protobuf.cache->snapshot(), b = json.cache->snapshot();
   CHECK(a.pods.size() == 21);
   CHECK(((sorted_pods(a) == sorted_pods(b))));
@@ -152,4 +145,24 @@ TEST_CASE("protobuf watch: a watch-list in protobuf syncs the cache at its bookm
   // The stream goes on as a watch.
   protobuf.server.upsert("/api/v1/pods", pod("newcomer", "te1"));
   CHECK(eventually([&] { return has_pod(*protobuf.cache, "newcomer"); }));
+}
+
+TEST_CASE("protobuf watch: an event the cache cannot read lists again, in either encoding",
+          "[kube][cache][protobuf]") {
+  for (bool protobuf_on : {true, false}) {
+    INFO((protobuf_on ? "protobuf" : "JSON"));
+    FakeApiServerOptions options;
+    options.protobuf = protobuf_on;
+    Watched watched(options);
+    CHECK(watched.cache->stats().relists == 0);
+    // Watching again from the same resourceVersion would bring the same bytes back: a list
+    // reads past them.
+    watched.server.send_unreadable_event("/api/v1/pods", "not an event");
+    CHECK(eventually([&] { return watched.cache->stats().relists >= 1; }));
+    watched.server.upsert("/api/v1/pods", pod("after", "te1"));
+    CHECK(eventually([&] { return has_pod(*watched.cache, "after"); }));
+    CHECK(watched.cache->snapshot().pods.size() == 21);
+    CHECK(watched.cache->decode_errors().empty());
+    CHECK(eventually([&] { return watched.cache->stats().errors.empty(); }));
+  }
 }

@@ -115,6 +115,28 @@ TEST_CASE("protobuf watch: frames are split from bytes in pieces of any size",
   while (cut.next()) ++whole;
   CHECK(whole == 4);
   CHECK(cut.pending() == bodies.back().size() + 4 - 3);
+  // An empty frame is a frame (no WatchEvent: its decoder refuses it).
+  WatchFrameReader empty;
+  empty.feed(std::string(4, '\0'));
+  std::optional<std::string_view> nothing = empty.next();
+  REQUIRE(nothing);
+  CHECK(nothing->empty());
+  Snapshot none;
+  WatchEventSummary no_event;
+  CHECK_FALSE(decode_protobuf_watch_event(*nothing, &none, &no_event));
+  // The longest frame allowed is waited for; one byte more breaks the stream.
+  auto length = [](uint32_t n) {
+    return std::string{static_cast<char>(n >> 24), static_cast<char>((n >> 16) & 0xff),
+                       static_cast<char>((n >> 8) & 0xff), static_cast<char>(n & 0xff)};
+  };
+  WatchFrameReader longest;
+  longest.feed(length(WatchFrameReader::kMaxFrame) + "abc");
+  CHECK_FALSE(longest.next());
+  CHECK_FALSE(longest.broken());
+  WatchFrameReader too_long;
+  too_long.feed(length(WatchFrameReader::kMaxFrame + 1) + "abc");
+  CHECK_FALSE(too_long.next());
+  CHECK(too_long.broken());
   // A length no object has: the stream is broken, nothing more is returned.
   WatchFrameReader huge;
   huge.feed(std::string("\x7f\xff\xff\xff", 4) + "abc");
@@ -206,6 +228,33 @@ TEST_CASE("protobuf watch: a frame that is no WatchEvent is refused", "[protobuf
       "abc",           // an object without the k8s\0 envelope
       "\xff\xff\xff",  // not protobuf
   };
+  // Envelopes that hold no single object: no raw bytes, no kind, a list.
+  auto event_of = [](const std::string& envelope_fields) {
+    std::string answer = std::string("k8s\0", 4) + envelope_fields;
+    std::string raw_extension = std::string("\x0a", 1) + static_cast<char>(answer.size()) + answer;
+    return std::string(
+               "\x0a\x05"
+               "ADDED\x12",
+               8) +
+           static_cast<char>(raw_extension.size()) + raw_extension;
+  };
+  const std::string pod_kind("\x0a\x09\x0a\x02v1\x12\x03Pod", 11);  // typeMeta {v1, Pod}
+  const std::string list_kind("\x0a\x0d\x0a\x02v1\x12\x07PodList", 15);
+  const std::string no_kind("\x0a\x04\x0a\x02v1", 6);
+  const std::string pod_bytes("\x12\x06\x0a\x04\x0a\x02p1", 8);  // raw: Pod{metadata{name p1}}
+  const std::string list_bytes("\x12\x04\x0a\x00\x12\x00", 6);   // raw: ListMeta, one item
+  {
+    // The shape itself is right: with a kind and bytes it is read.
+    Snapshot read;
+    WatchEventSummary named;
+    REQUIRE(decode_protobuf_watch_event(event_of(pod_kind + pod_bytes), &read, &named));
+    CHECK(named.name == "p1");
+  }
+  refused.push_back(event_of(pod_kind));                // no raw bytes
+  refused.push_back(event_of(no_kind + pod_bytes));     // no kind
+  refused.push_back(event_of(list_kind + list_bytes));  // a list is no event
+  // A malformed annotation entry in the object's metadata.
+  refused.push_back(event_of(pod_kind + std::string("\x12\x06\x0a\x04\x62\x02\x0a\xff", 8)));
   for (const std::string& frame : refused) {
     INFO("frame of " << frame.size() << " bytes");
     Snapshot none;
