@@ -578,7 +578,7 @@ TEST_CASE("fake API server: a watcher that goes away is forgotten", "[fake]") {
   CHECK(wait_watchers(server, "/api/v1/nodes", 0));
 }
 
-TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages quickly",
+TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pages",
           "[fake]") {
   FakeApiServer server;
   std::vector<std::string> pods;
@@ -588,7 +588,6 @@ TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pa
                    std::to_string(i % 50) + R"("},"spec":{"nodeName":"n)" +
                    std::to_string(i % 5000) + R"("},"status":{"phase":"Running"}})");
   }
-  auto t0 = std::chrono::steady_clock::now();
   server.set_objects_serialized("/api/v1/pods", pods);
   auto c = client(server);
   size_t seen = 0;
@@ -601,8 +600,7 @@ TEST_CASE("fake API server: 150,000 pre-serialized pods are set and listed in pa
     seen += page["items"].size();
     token = page["metadata"].value("continue", "");
   } while (!token.empty());
-  CHECK(seen == 150000);
-  CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(30));
+  CHECK(seen == 150000);  // how fast: bench_kube_sync, not a timed test (it flaked under ASan)
   auto one = body_json(c->Get("/api/v1/namespaces/ns7/pods/p7"));
   CHECK(one["kind"] == "Pod");
   CHECK(one["metadata"]["resourceVersion"] == std::to_string(server.resource_version()));
